@@ -1,0 +1,4 @@
+"""Placeholder entry point; replaced by the typer app."""
+
+def main() -> None:
+    print("updown")

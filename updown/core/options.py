@@ -1,0 +1,86 @@
+"""Rule options: a frozen dataclass per game, with defaults, validation and text parsing.
+
+A game declares ``class Options(GameOptions)`` with typed fields and a ``check(players)``
+method; records store options as a plain dict and the CLI passes them as ``key=value``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Self
+
+from updown.core.errors import OptionsError
+
+
+@dataclasses.dataclass(frozen=True)
+class GameOptions:
+    """Base class of every game's options."""
+
+    def check(self, players: int) -> None:
+        """Raise :class:`OptionsError` if these options do not fit ``players`` seats."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def fields(cls) -> list[tuple[str, type, Any, str]]:
+        """(name, type, default, help) of each option, for ``updown games`` and ``--help``."""
+        hints = typing.get_type_hints(cls)
+        out = []
+        for f in dataclasses.fields(cls):
+            out.append((f.name, hints[f.name], f.default, str(f.metadata.get("help", ""))))
+        return out
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> Self:
+        """Build options from a dict; unknown names and wrong types are errors."""
+        hints = typing.get_type_hints(cls)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise OptionsError(
+                f"unknown option {', '.join(unknown)} (known: {', '.join(sorted(known)) or 'none'})"
+            )
+        kwargs = {name: _coerce(name, value, hints[name]) for name, value in values.items()}
+        return cls(**kwargs)
+
+    @classmethod
+    def parse(cls, pairs: list[str]) -> Self:
+        """Build options from ``key=value`` strings, as typed on the command line."""
+        values: dict[str, Any] = {}
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise OptionsError(f"option {pair!r} must be written key=value")
+            values[key.strip().replace("-", "_")] = value.strip()
+        return cls.from_dict(values)
+
+
+def _coerce(name: str, value: Any, hint: Any) -> Any:
+    """Turn ``value`` (maybe a string from the command line) into the field's type."""
+    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "")):
+        if type(None) in allowed:
+            return None
+        raise OptionsError(f"option {name} needs a value")
+    for kind in allowed:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+                return value.lower() in ("true", "yes", "on", "1")
+        elif kind is int:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+            if isinstance(value, str):
+                try:
+                    return int(value)
+                except ValueError:
+                    pass
+        elif kind is str and isinstance(value, str):
+            return value
+    names = " or ".join(getattr(k, "__name__", str(k)) for k in allowed)
+    raise OptionsError(f"option {name}={value!r} is not a {names}")

@@ -1,0 +1,170 @@
+"""Game records: a JSON document that names every chance outcome and every action in notation.
+
+See ``docs/records.md`` for the format. A record is written by :class:`RecordWriter` while a game
+is played, and checked step by step by :func:`replay`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from updown.core.errors import RecordError, UpdownError
+from updown.core.protocol import State
+from updown.core.registry import get_game
+
+FORMAT = "updown-record"
+VERSION = 1
+
+
+@dataclass
+class Record:
+    game: str
+    players: int
+    options: dict[str, Any]
+    seats: list[str]
+    steps: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "game": self.game,
+                               "players": self.players, "options": self.options, "seats": self.seats}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        out["steps"] = self.steps
+        if self.result is not None:
+            out["result"] = self.result
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Record:
+        if not isinstance(data, Mapping):
+            raise RecordError("a record is a JSON object")
+        if data.get("format", FORMAT) != FORMAT:
+            raise RecordError(f"format is {data.get('format')!r}, expected {FORMAT!r}")
+        if data.get("version", VERSION) != VERSION:
+            raise RecordError(f"version {data.get('version')!r} is not supported (this reads {VERSION})")
+        for key in ("game", "players", "steps"):
+            if key not in data:
+                raise RecordError(f"the record has no {key!r}")
+        game, players, steps = data["game"], data["players"], data["steps"]
+        if not isinstance(game, str):
+            raise RecordError("'game' must be a game id string")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise RecordError("'players' must be a whole number")
+        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+            raise RecordError("'steps' must be a list of strings")
+        options = data.get("options", {})
+        if not isinstance(options, Mapping):
+            raise RecordError("'options' must be an object")
+        seats = data.get("seats") or [f"seat {i}" for i in range(players)]
+        if not isinstance(seats, list) or len(seats) != players or not all(isinstance(s, str) for s in seats):
+            raise RecordError(f"'seats' must list {players} names")
+        result = data.get("result")
+        if result is not None and not isinstance(result, Mapping):
+            raise RecordError("'result' must be an object")
+        seed = data.get("seed")
+        return cls(game, players, dict(options), list(seats), list(steps),
+                   dict(result) if result is not None else None, seed if isinstance(seed, int) else None)
+
+
+class RecordWriter:
+    """Collects steps as a game is played; consecutive chance outcomes of one label share a step."""
+
+    def __init__(self, record: Record):
+        self.record = record
+        self._open_label: str | None = None
+
+    def chance(self, label: str, outcome: str) -> None:
+        steps = self.record.steps
+        if self._open_label == label:
+            steps[-1] += " " + outcome
+        else:
+            steps.append(f"{label}: {outcome}")
+            self._open_label = label
+
+    def action(self, seat: int, notation: str) -> None:
+        self.record.steps.append(f"{seat}: {notation}")
+        self._open_label = None
+
+
+StepHook = Callable[[State, int | None, int], None]
+
+
+def new_state_for(record: Record) -> State:
+    """The initial state a record starts from; raises RecordError for a bad header."""
+    try:
+        game = get_game(record.game)
+        options = game.Options.from_dict(record.options)
+        return game.new_state(record.players, options)
+    except RecordError:
+        raise
+    except UpdownError as err:
+        raise RecordError(f"header: {err}") from None
+
+
+def replay(record: Record, on_step: StepHook | None = None) -> State:
+    """Re-play a record, checking every step; returns the final state.
+
+    Raises :class:`RecordError` naming the step (numbered from 1) and what is wrong.
+    ``on_step(state, seat, action)`` is called after each applied action or outcome.
+    """
+    state = new_state_for(record)
+    game = state.game
+    for number, step in enumerate(record.steps, start=1):
+        head, sep, body = step.partition(":")
+        head, body = head.strip(), body.strip()
+        where = f"step {number} ({step!r})"
+        if not sep or not body:
+            raise RecordError(f"{where}: write 'SEAT: action' or 'LABEL: outcome ...'")
+        if state.is_terminal():
+            raise RecordError(f"{where}: the game is already over")
+        try:
+            if head.isdigit():
+                seat = int(head)
+                if not 0 <= seat < state.players:
+                    raise RecordError(f"{where}: there is no seat {seat}")
+                if state.is_chance():
+                    raise RecordError(f"{where}: a chance step comes first ({state.chance_label()!r})")
+                action = game.parse_action(body)
+                state.apply(action, seat)
+                if on_step:
+                    on_step(state, seat, action)
+            else:
+                for token in body.split():
+                    if not state.is_chance():
+                        actors = ", ".join(map(str, state.actors())) or "nobody"
+                        raise RecordError(f"{where}: {token!r} is one outcome too many; seats {actors} must act")
+                    if state.chance_label() != head:
+                        raise RecordError(
+                            f"{where}: expected the chance step {state.chance_label()!r}, not {head!r}"
+                        )
+                    action = game.parse_action(token)
+                    state.apply(action)
+                    if on_step:
+                        on_step(state, None, action)
+        except RecordError:
+            raise
+        except UpdownError as err:
+            raise RecordError(f"{where}: {err}") from None
+    if record.result is not None:
+        if not state.is_terminal():
+            raise RecordError("the record claims a result, but its steps end before the game is over")
+        got = state.result().to_dict()
+        if {k: got.get(k) for k in record.result} != dict(record.result):
+            raise RecordError(f"the record's result {record.result} differs from the replay's {got}")
+    return state

@@ -1,0 +1,664 @@
+"""UP&DOWN (Jens Merkl & Jean-Claude Pellin), rules 000 and 002 in ``shared/rules``.
+
+Rules in brief. 44 cards: 2..10, J (11), Q (12) in four suits. Each player is dealt 11 (4 players),
+14 (3) or 15 (2); the rest is set aside unseen. Two dice set the trump *value* (2..12): every card
+of that value is a trump, whatever its suit. The UP&DOWN card lands UP or DOWN and is turned so
+that each player faces one suit, their own suit; the player facing clubs leads first.
+
+Before each trick the leader must change the rules in exactly one way: flip the card (UP <-> DOWN),
+rotate it so that another suit faces them (everyone's suit moves with it), or roll the dice again
+(re-rolling until the value differs from the old trump). Then every player secretly chooses a card
+and all are revealed at once. Every card whose value was played more than once is cancelled (trump
+value too). Of the rest, a card is eligible only if it is of its player's own suit or of the trump
+value. An eligible trump wins; otherwise the highest eligible value on UP, the lowest on DOWN. With no
+eligible card the trick goes into the pot, which the next trick's winner takes too; a pot left after
+the last trick is discarded. The leader role passes to the left (the next seat) after every trick.
+
+Readings the project takes (see ``docs/rules-notes.md``):
+
+* The card's sides, in cyclic order, are diamonds, hearts, spades, clubs. Seats sit clockwise at
+  positions 0..3 (two players face opposite sides, positions 0 and 2; three players leave position 3
+  empty). The orientation is a chance outcome, written as the suit that faces seat 0.
+* Nobody faces clubs (possible with 2 or 3 players): the first leader is the first player clockwise
+  from the clubs side, as if the leader role had passed over the empty place.
+* The re-roll is recorded as the roll that counts: its outcomes are the dice pairs whose sum differs
+  from the old trump, all equally likely (the same distribution as rolling until it differs).
+* A match has ``rounds`` rounds (default one per player), each set up afresh (deal, dice, toss,
+  orientation). Standings are by total tricks. With ``tiebreak_rounds`` > 0, while the lead is
+  shared after the planned rounds, another round is played, up to that many.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from updown.core.cards import Card, Suit
+from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.options import GameOptions
+from updown.core.protocol import Event, Game, Result, State, View
+
+# -- the deck and the U&D card ------------------------------------------------------------------
+
+VALUES = tuple(range(2, 13))
+DECK: tuple[Card, ...] = tuple(Card(v, s) for s in Suit for v in VALUES)
+"""Card id ``i`` is ``DECK[i]``: suit-major, value 2..12 (J=11, Q=12)."""
+NUM_CARDS = len(DECK)
+VALUE: tuple[int, ...] = tuple(c.rank for c in DECK)
+SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
+CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
+_CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+
+SIDES: tuple[Suit, ...] = (Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, Suit.CLUBS)
+"""The suits on the U&D card in cyclic (clockwise) order."""
+POSITIONS: dict[int, tuple[int, ...]] = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
+HAND_SIZE: dict[int, int] = {2: 15, 3: 14, 4: 11}
+
+# -- action ids: one space for decisions and chance outcomes --------------------------------------
+
+FLIP = NUM_CARDS  # 44
+ROTATE = FLIP + 1  # 45..48: rotate so that Suit(a - ROTATE) faces the leader
+ROLL = ROTATE + 4  # 49
+DICE = ROLL + 1  # 50..85: dice (d1, d2) is DICE + 6 * (d1 - 1) + (d2 - 1)
+TOSS_UP = DICE + 36  # 86
+TOSS_DOWN = TOSS_UP + 1  # 87
+ORIENT = TOSS_DOWN + 1  # 88..91: Suit(a - ORIENT) faces seat 0
+NUM_ACTIONS = ORIENT + 4
+
+_DICE_BY_TRUMP: dict[int | None, tuple[int, ...]] = {
+    old: tuple(
+        DICE + 6 * (a - 1) + (b - 1) for a in range(1, 7) for b in range(1, 7) if old is None or a + b != old
+    )
+    for old in (None, *range(2, 13))
+}
+
+
+def dice_of(action: int) -> tuple[int, int]:
+    k = action - DICE
+    return k // 6 + 1, k % 6 + 1
+
+
+def card_id(card: Card | str) -> int:
+    """The id of a card in this game's deck; raises NotationError for cards not in it."""
+    c = Card.parse(card) if isinstance(card, str) else card
+    try:
+        return _CARD_ID[c]
+    except KeyError:
+        raise NotationError(f"{c} is not in the UP&DOWN deck (2 to Q, no kings or aces)") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class UpDownOptions(GameOptions):
+    rounds: int | None = dataclasses.field(
+        default=None, metadata={"help": "rounds in the match (default: one per player)"}
+    )
+    tiebreak_rounds: int = dataclasses.field(
+        default=0, metadata={"help": "extra rounds, at most, while the lead is shared at the end"}
+    )
+
+    def check(self, players: int) -> None:
+        if self.rounds is not None and not 1 <= self.rounds <= 50:
+            raise OptionsError(f"rounds must be 1 to 50, not {self.rounds}")
+        if not 0 <= self.tiebreak_rounds <= 20:
+            raise OptionsError(f"tiebreak_rounds must be 0 to 20, not {self.tiebreak_rounds}")
+
+    def planned_rounds(self, players: int) -> int:
+        return self.rounds if self.rounds is not None else players
+
+
+class Phase(IntEnum):
+    DEAL = 0
+    DICE = 1
+    TOSS = 2
+    ORIENT = 3
+    LEAD = 4
+    CHOOSE = 5
+    OVER = 6
+
+
+class UpDownGame(Game[UpDownOptions]):
+    id = "updown"
+    name = "UP&DOWN"
+    min_players = 2
+    max_players = 4
+    rulebook = "000_118184b70408f7ee.txt (English), 002_3d6a94e6d91e5853.txt (German)"
+    Options = UpDownOptions
+    bench_players = 4
+    bench_options = {"rounds": 1}
+
+    def _new_state(self, players: int, options: UpDownOptions) -> UpDownState:
+        return UpDownState(self, players, options)
+
+    def action_to_str(self, action: int) -> str:
+        if 0 <= action < NUM_CARDS:
+            return CARD_STR[action]
+        if action == FLIP:
+            return "flip"
+        if ROTATE <= action < ROTATE + 4:
+            return f"rotate {Suit(action - ROTATE).letter}"
+        if action == ROLL:
+            return "roll"
+        if DICE <= action < DICE + 36:
+            a, b = dice_of(action)
+            return f"{a}+{b}"
+        if action in (TOSS_UP, TOSS_DOWN):
+            return "UP" if action == TOSS_UP else "DOWN"
+        if ORIENT <= action < ORIENT + 4:
+            return Suit(action - ORIENT).letter
+        raise NotationError(f"{action} is not an UP&DOWN action id (0 to {NUM_ACTIONS - 1})")
+
+    def parse_action(self, text: str) -> int:
+        t = " ".join(text.strip().split())
+        low = t.lower()
+        if low == "flip":
+            return FLIP
+        if low == "roll":
+            return ROLL
+        if low in ("up", "down"):
+            return TOSS_UP if low == "up" else TOSS_DOWN
+        if low.startswith(("rotate ", "rot ")):
+            return ROTATE + Suit.parse(t.split(" ", 1)[1])
+        if "+" in t:
+            left, _, right = t.partition("+")
+            if left.strip().isdigit() and right.strip().isdigit():
+                a, b = int(left), int(right)
+                if 1 <= a <= 6 and 1 <= b <= 6:
+                    return DICE + 6 * (a - 1) + (b - 1)
+            raise NotationError(f"{text!r} is not a roll of two dice (write it like 3+4)")
+        try:
+            return ORIENT + Suit.parse(t)
+        except NotationError:
+            pass
+        try:
+            return card_id(t)
+        except NotationError as err:
+            raise NotationError(
+                f"{text!r} is not an UP&DOWN action: {err} (actions: a card like QH, flip, rotate S, roll)"
+            ) from None
+
+    def describe(self, event: Event, names: Sequence[str]) -> str:
+        return describe_event(event, names)
+
+
+GAME = UpDownGame()
+
+
+class UpDownState(State):
+    __slots__ = (
+        "game", "players", "options", "log", "hand_size", "rounds", "tiebreaks", "phase", "round",
+        "hands", "deck", "deal_seat", "aside", "trump", "dice", "up", "orient", "leader", "trick",
+        "pending", "pot", "tricks", "totals", "discarded", "played", "history", "round_log_start",
+    )
+
+    def __init__(self, game: UpDownGame, players: int, options: UpDownOptions, *, _empty: bool = False):
+        self.game = game
+        self.players = players
+        self.options = options
+        if _empty:
+            return
+        self.log: list[Event] = []
+        self.hand_size = HAND_SIZE[players]
+        self.rounds = options.planned_rounds(players)
+        self.tiebreaks = 0
+        self.round = -1
+        self.totals = [0] * players
+        self.history: list[dict[str, Any]] = []
+        self._start_round()
+
+    # -- setup ----------------------------------------------------------------------------------
+    def _start_round(self) -> None:
+        n = self.players
+        self.round += 1
+        self.round_log_start = len(self.log)
+        self.phase = Phase.DEAL
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.deck = list(range(NUM_CARDS))
+        self.deal_seat = 0
+        self.aside: list[int] = []
+        self.trump: int | None = None
+        self.dice: tuple[int, int] | None = None
+        self.up: bool | None = None
+        self.orient: int | None = None
+        self.leader = -1
+        self.trick = 0
+        self.pending: list[int | None] = [None] * n
+        self.pot = 0
+        self.tricks = [0] * n
+        self.discarded = 0
+        self.played: list[list[int]] = [[] for _ in range(n)]
+
+    def suit_of(self, seat: int) -> Suit:
+        """The suit that faces ``seat`` now."""
+        assert self.orient is not None
+        return SIDES[(POSITIONS[self.players][seat] + self.orient) % 4]
+
+    def suits(self) -> list[Suit]:
+        return [self.suit_of(s) for s in range(self.players)] if self.orient is not None else []
+
+    def _first_leader(self) -> int:
+        assert self.orient is not None
+        clubs_position = (SIDES.index(Suit.CLUBS) - self.orient) % 4
+        positions = POSITIONS[self.players]
+        for step in range(4):
+            position = (clubs_position + step) % 4
+            if position in positions:
+                return positions.index(position)
+        raise AssertionError("unreachable")
+
+    # -- who acts -------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == Phase.OVER
+
+    def is_chance(self) -> bool:
+        return self.phase < Phase.LEAD
+
+    def actors(self) -> tuple[int, ...]:
+        if self.phase == Phase.CHOOSE:
+            return tuple(s for s, c in enumerate(self.pending) if c is None)
+        if self.phase == Phase.LEAD:
+            return (self.leader,)
+        return ()
+
+    # -- chance ---------------------------------------------------------------------------------
+    def chance_label(self) -> str:
+        phase = self.phase
+        if phase == Phase.DEAL:
+            return f"deal {self.deal_seat}"
+        if phase == Phase.DICE:
+            return "dice"
+        if phase == Phase.TOSS:
+            return "toss"
+        if phase == Phase.ORIENT:
+            return "orient"
+        raise IllegalAction("this is not a chance step")
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        phase = self.phase
+        if phase == Phase.DEAL:
+            p = 1.0 / len(self.deck)
+            return [(c, p) for c in self.deck]
+        if phase == Phase.DICE:
+            allowed = _DICE_BY_TRUMP[self.trump]
+            return [(a, 1.0 / len(allowed)) for a in allowed]
+        if phase == Phase.TOSS:
+            return [(TOSS_UP, 0.5), (TOSS_DOWN, 0.5)]
+        if phase == Phase.ORIENT:
+            return [(ORIENT + s, 0.25) for s in Suit]
+        raise IllegalAction("this is not a chance step")
+
+    def sample_chance(self, rng: random.Random) -> int:
+        if self.phase == Phase.DEAL:
+            return rng.choice(self.deck)
+        if self.phase == Phase.DICE:
+            return rng.choice(_DICE_BY_TRUMP[self.trump])
+        return super().sample_chance(rng)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        if self.phase == Phase.CHOOSE:
+            return list(self.hands[seat]) if self.pending[seat] is None else []
+        if self.phase == Phase.LEAD and seat == self.leader:
+            own = self.suit_of(seat)
+            return [FLIP, *(ROTATE + s for s in Suit if s != own), ROLL]
+        return []
+
+    def apply(self, action: int, seat: int | None = None) -> None:
+        phase = self.phase
+        if phase == Phase.CHOOSE:
+            self._choose(action, self._seat_for(seat))
+        elif phase == Phase.LEAD:
+            self._lead(action, self._seat_for(seat))
+        elif phase == Phase.OVER:
+            raise IllegalAction("the game is over")
+        else:
+            if seat is not None:
+                raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
+            self._chance(action)
+
+    def _chance(self, action: int) -> None:
+        phase = self.phase
+        if phase == Phase.DEAL:
+            if action not in self.deck:
+                what = CARD_STR[action] if 0 <= action < NUM_CARDS else repr(action)
+                raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
+            seat = self.deal_seat
+            self.deck.remove(action)
+            hand = self.hands[seat]
+            hand.append(action)
+            if len(hand) == self.hand_size:
+                self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
+                                 "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
+                self.deal_seat += 1
+                if self.deal_seat == self.players:
+                    self.aside = self.deck
+                    self.deck = []
+                    self.phase = Phase.DICE
+        elif phase == Phase.DICE:
+            if action not in _DICE_BY_TRUMP[self.trump]:
+                if DICE <= action < DICE + 36:
+                    raise IllegalAction(
+                        f"the roll {GAME.action_to_str(action)} repeats the trump {self.trump}: re-roll"
+                    )
+                raise IllegalAction(f"{_name(action)} is not a roll of the dice")
+            self.dice = dice_of(action)
+            self.trump = self.dice[0] + self.dice[1]
+            self.log.append({"type": "dice", "dice": list(self.dice), "trump": self.trump})
+            self.phase = Phase.TOSS if self.up is None else Phase.CHOOSE
+        elif phase == Phase.TOSS:
+            if action not in (TOSS_UP, TOSS_DOWN):
+                raise IllegalAction(f"{_name(action)} is not a toss of the U&D card (UP or DOWN)")
+            self.up = action == TOSS_UP
+            self.log.append({"type": "toss", "up": self.up})
+            self.phase = Phase.ORIENT
+        else:  # ORIENT
+            if not ORIENT <= action < ORIENT + 4:
+                raise IllegalAction(f"{_name(action)} is not an orientation (the suit facing seat 0)")
+            self.orient = SIDES.index(Suit(action - ORIENT))
+            self.leader = self._first_leader()
+            self.log.append({"type": "orient", "suits": [s.letter for s in self.suits()],
+                             "leader": self.leader})
+            self.phase = Phase.LEAD
+
+    def _lead(self, action: int, seat: int) -> None:
+        if action == FLIP:
+            self.up = not self.up
+            self.log.append({"type": "flip", "seat": seat, "up": self.up})
+            self.phase = Phase.CHOOSE
+        elif ROTATE <= action < ROTATE + 4:
+            suit = Suit(action - ROTATE)
+            if suit == self.suit_of(seat):
+                raise IllegalAction(f"rotate to a suit other than your own ({suit.symbol})")
+            self.orient = (SIDES.index(suit) - POSITIONS[self.players][seat]) % 4
+            self.log.append({"type": "rotate", "seat": seat, "suit": suit.letter,
+                             "suits": [s.letter for s in self.suits()]})
+            self.phase = Phase.CHOOSE
+        elif action == ROLL:
+            self.log.append({"type": "roll", "seat": seat})
+            self.phase = Phase.DICE
+        else:
+            raise IllegalAction(f"the leader must flip, rotate or roll, not {_name(action)}")
+
+    def _choose(self, action: int, seat: int) -> None:
+        hand = self.hands[seat]
+        if action not in hand:
+            if 0 <= action < NUM_CARDS:
+                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
+            raise IllegalAction(f"choose a card from your hand, not {_name(action)}")
+        hand.remove(action)
+        self.pending[seat] = action
+        self.log.append({"type": "chose", "seat": seat})
+        if None not in self.pending:
+            self._resolve()
+
+    # -- trick resolution -----------------------------------------------------------------------
+    def _resolve(self) -> None:
+        n = self.players
+        cards: list[int] = self.pending  # type: ignore[assignment]  # all submitted
+        values = [VALUE[c] for c in cards]
+        trump = self.trump
+        cancelled = sorted({v for v in values if values.count(v) > 1})
+        eligible: list[int] = []
+        ineligible: list[int] = []
+        winner: int | None = None
+        for seat in range(n):
+            v = values[seat]
+            if v in cancelled:
+                continue
+            if v == trump:
+                winner = seat  # an uncancelled trump value is unique, and beats every other card
+                eligible.append(seat)
+            elif SUIT[cards[seat]] == SIDES[(POSITIONS[n][seat] + self.orient) % 4]:  # type: ignore[operator]
+                eligible.append(seat)
+            else:
+                ineligible.append(seat)
+        if winner is None and eligible:
+            pick = max if self.up else min
+            winner = pick(eligible, key=values.__getitem__)
+        last = self.trick == self.hand_size - 1
+        event: Event = {
+            "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": self.leader,
+            "up": self.up, "trump": trump, "suits": [s.letter for s in self.suits()],
+            "cards": [CARD_STR[c] for c in cards], "cancelled": cancelled, "ineligible": ineligible,
+            "winner": winner, "taken": 0, "pot": 0, "discarded": 0,
+        }
+        if winner is not None:
+            taken = self.pot + 1
+            self.tricks[winner] += taken
+            self.totals[winner] += taken
+            self.pot = 0
+            event["taken"] = taken
+        else:
+            self.pot += 1
+            if last:
+                self.discarded += self.pot
+                event["discarded"] = self.pot
+                self.pot = 0
+        event["pot"] = self.pot
+        self.log.append(event)
+        for seat in range(n):
+            self.played[seat].append(cards[seat])
+        self.pending = [None] * n
+        self.leader = (self.leader + 1) % n
+        self.trick += 1
+        if last:
+            self._end_round()
+        else:
+            self.phase = Phase.LEAD
+
+    def _end_round(self) -> None:
+        self.history.append({"tricks": list(self.tricks), "discarded": self.discarded})
+        self.log.append({"type": "round", "round": self.round + 1, "tricks": list(self.tricks),
+                         "discarded": self.discarded, "totals": list(self.totals)})
+        if self.round + 1 < self.rounds:
+            self._start_round()
+            return
+        best = max(self.totals)
+        if self.totals.count(best) > 1 and self.tiebreaks < self.options.tiebreak_rounds:
+            self.tiebreaks += 1
+            self.rounds += 1
+            self.log.append({"type": "tiebreak", "round": self.round + 2,
+                             "tied": [s for s, t in enumerate(self.totals) if t == best]})
+            self._start_round()
+            return
+        self.phase = Phase.OVER
+        result = self.result()
+        self.log.append({"type": "end", "totals": list(self.totals), "placings": list(result.placings)})
+
+    def result(self) -> Result:
+        if self.phase != Phase.OVER:
+            raise IllegalAction("the game is not over")
+        return Result.from_scores(
+            self.totals, details={"rounds": [dict(h) for h in self.history]}
+        )
+
+    # -- information ----------------------------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        n = self.players
+        v: View = {
+            "game": GAME.id,
+            "players": n,
+            "seat": seat,
+            "phase": self.phase.name.lower(),
+            "round": self.round + 1,
+            "rounds": self.rounds,
+            "trick": min(self.trick + 1, self.hand_size),
+            "tricks_per_round": self.hand_size,
+            "up": self.up,
+            "trump": self.trump,
+            "dice": list(self.dice) if self.dice else None,
+            "suits": [s.letter for s in self.suits()] or None,
+            "leader": self.leader if self.leader >= 0 else None,
+            "pot": self.pot,
+            "hand_sizes": [len(h) for h in self.hands],
+            "submitted": [s for s in range(n) if self.pending[s] is not None],
+            "to_act": list(self.actors()),
+            "tricks": list(self.tricks),
+            "totals": list(self.totals),
+            "discarded": self.discarded,
+            "log": self.visible_log(seat),
+        }
+        if seat is not None:
+            v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
+            mine = self.pending[seat]
+            v["choice"] = CARD_STR[mine] if mine is not None else None
+        if self.phase == Phase.OVER:
+            v["result"] = self.result().to_dict()
+        return v
+
+    def resample(self, seat: int, rng: random.Random) -> UpDownState:
+        world = self.clone()
+        others = [s for s in range(self.players) if s != seat]
+        pool: list[int] = []
+        for s in others:
+            pool.extend(self.hands[s])
+            if self.pending[s] is not None:
+                pool.append(self.pending[s])  # type: ignore[arg-type]
+        pool.extend(self.aside)
+        pool.extend(self.deck)
+        rng.shuffle(pool)
+        for s in others:
+            k = len(self.hands[s])
+            world.hands[s] = pool[:k]
+            del pool[:k]
+            if self.pending[s] is not None:
+                world.pending[s] = pool.pop()
+        if self.phase == Phase.DEAL:
+            world.deck, world.aside = pool, []
+        else:
+            world.deck, world.aside = [], pool
+        # The current round's private deal events must match the new hands.
+        log = world.log
+        for i in range(self.round_log_start, len(log)):
+            e = log[i]
+            if e["type"] == "hand" and e["seat"] != seat:
+                s = e["seat"]
+                dealt = world.played[s] + world.hands[s]
+                if world.pending[s] is not None:
+                    dealt.append(world.pending[s])  # type: ignore[arg-type]
+                log[i] = {**e, "cards": [CARD_STR[c] for c in sorted(dealt)]}
+        return world
+
+    def clone(self) -> UpDownState:
+        c = UpDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c.log = list(self.log)
+        c.hand_size = self.hand_size
+        c.rounds = self.rounds
+        c.tiebreaks = self.tiebreaks
+        c.phase = self.phase
+        c.round = self.round
+        c.hands = [list(h) for h in self.hands]
+        c.deck = list(self.deck)
+        c.deal_seat = self.deal_seat
+        c.aside = list(self.aside)
+        c.trump = self.trump
+        c.dice = self.dice
+        c.up = self.up
+        c.orient = self.orient
+        c.leader = self.leader
+        c.trick = self.trick
+        c.pending = list(self.pending)
+        c.pot = self.pot
+        c.tricks = list(self.tricks)
+        c.totals = list(self.totals)
+        c.discarded = self.discarded
+        c.played = [list(p) for p in self.played]
+        c.history = list(self.history)
+        c.round_log_start = self.round_log_start
+        return c
+
+
+def _name(action: int) -> str:
+    try:
+        return GAME.action_to_str(action)
+    except NotationError:
+        return repr(action)
+
+
+# -- explanations -------------------------------------------------------------------------------
+
+def _pretty(card: str) -> str:
+    return Card.parse(card).pretty
+
+
+def _symbol(letter: str) -> str:
+    return Suit.parse(letter).symbol
+
+
+def describe_event(event: Event, names: Sequence[str]) -> str:
+    """One line that tells people what happened and, for a trick, why."""
+    kind = event["type"]
+    if kind == "hand":
+        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+    if kind == "dice":
+        a, b = event["dice"]
+        return f"Dice {a}+{b}: the trump value is {_value_name(event['trump'])}."
+    if kind == "toss":
+        return f"The U&D card lands {'UP' if event['up'] else 'DOWN'}."
+    if kind == "orient":
+        return f"Suits: {_suit_list(event['suits'], names)}. {names[event['leader']]} leads first."
+    if kind == "flip":
+        return f"{names[event['seat']]} flips the card: {'UP' if event['up'] else 'DOWN'}."
+    if kind == "rotate":
+        return (f"{names[event['seat']]} rotates the card to {_symbol(event['suit'])}: "
+                f"{_suit_list(event['suits'], names)}.")
+    if kind == "roll":
+        return f"{names[event['seat']]} rolls the dice."
+    if kind == "chose":
+        return f"{names[event['seat']]} has chosen a card."
+    if kind == "trick":
+        return _describe_trick(event, names)
+    if kind == "round":
+        scores = ", ".join(f"{names[s]} {t}" for s, t in enumerate(event["tricks"]))
+        extra = f"; {event['discarded']} discarded" if event["discarded"] else ""
+        return f"Round {event['round']} over. Tricks: {scores}{extra}."
+    if kind == "tiebreak":
+        tied = " and ".join(names[s] for s in event["tied"])
+        return f"{tied} are tied for the lead: tie-break round {event['round']}."
+    if kind == "end":
+        ranking = sorted(range(len(event["totals"])), key=lambda s: event["placings"][s])
+        return "Final: " + ", ".join(
+            f"{event['placings'][s]}. {names[s]} {event['totals'][s]}" for s in ranking
+        ) + "."
+    return str(event)
+
+
+def _value_name(v: int) -> str:
+    return {11: "11 (jacks)", 12: "12 (queens)"}.get(v, str(v))
+
+
+def _plural(v: int) -> str:
+    return {11: "jacks", 12: "queens"}.get(v, f"{v}s")
+
+
+def _suit_list(letters: Sequence[str], names: Sequence[str]) -> str:
+    return ", ".join(f"{names[s]} {_symbol(x)}" for s, x in enumerate(letters))
+
+
+def _describe_trick(e: Event, names: Sequence[str]) -> str:
+    cards = e["cards"]
+    played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in enumerate(cards))
+    head = f"Trick {e['trick']} ({'UP' if e['up'] else 'DOWN'}, trump {e['trump']}): {played}."
+    why: list[str] = []
+    if e["cancelled"]:
+        why.append("the " + " and the ".join(_plural(v) for v in e["cancelled"]) + " cancel")
+    for s in e["ineligible"]:
+        why.append(f"{_pretty(cards[s])} is not {names[s]}'s suit ({_symbol(e['suits'][s])})")
+    winner = e["winner"]
+    if winner is not None:
+        card = cards[winner]
+        if Card.parse(card).rank == e["trump"]:
+            how = "the trump"
+        else:
+            how = "the highest eligible card" if e["up"] else "the lowest eligible card"
+        won = f"{names[winner]} wins with {_pretty(card)}, {how}"
+        if e["taken"] > 1:
+            won += f", and takes the pot: {e['taken']} tricks"
+    elif e["discarded"]:
+        won = f"no card can win; the last trick and the pot ({e['discarded']} tricks in all) are discarded"
+    else:
+        won = f"no card can win: the trick goes into the pot ({e['pot']} in it)"
+    reasons = ("; ".join(why) + ". ") if why else ""
+    return f"{head} {reasons[:1].upper() + reasons[1:]}{won[:1].upper() + won[1:]}."
