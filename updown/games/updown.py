@@ -649,16 +649,20 @@ def _describe_trick(e: Event, names: Sequence[str]) -> str:
     winner = e["winner"]
     if winner is not None:
         card = cards[winner]
+        contenders = [s for s, c in enumerate(cards)
+                      if s not in e["ineligible"] and Card.parse(c).rank not in e["cancelled"]]
         if Card.parse(card).rank == e["trump"]:
             how = "the trump"
+        elif len(contenders) == 1:
+            how = "the only card that can win"
         else:
             how = "the highest eligible card" if e["up"] else "the lowest eligible card"
         won = f"{names[winner]} wins with {_pretty(card)}, {how}"
         if e["taken"] > 1:
             won += f", and takes the pot: {e['taken']} tricks"
     elif e["discarded"]:
-        won = f"no card can win; the last trick and the pot ({e['discarded']} tricks in all) are discarded"
+        won = f"No card can win; the last trick and the pot ({e['discarded']} tricks in all) are discarded"
     else:
-        won = f"no card can win: the trick goes into the pot ({e['pot']} in it)"
+        won = f"No card can win: the trick goes into the pot ({e['pot']} in it)"
     reasons = ("; ".join(why) + ". ") if why else ""
-    return f"{head} {reasons[:1].upper() + reasons[1:]}{won[:1].upper() + won[1:]}."
+    return f"{head} {reasons[:1].upper() + reasons[1:]}{won}."

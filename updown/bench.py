@@ -1,0 +1,53 @@
+"""Random playouts through the public protocol, for ``updown bench``."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from updown.core.protocol import Game
+
+
+@dataclass
+class BenchResult:
+    game: str
+    players: int
+    options: dict[str, Any]
+    games: int
+    seconds: float
+    steps: int
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def steps_per_second(self) -> float:
+        return self.steps / self.seconds
+
+
+def random_playouts(
+    game: Game[Any], players: int, options: Any, seconds: float, seed: int = 0
+) -> BenchResult:
+    """Play uniformly random games until ``seconds`` have passed; every step goes through
+    ``is_terminal``, ``is_chance``/``sample_chance``, ``actors``, ``legal_actions`` and ``apply``."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    games = steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_state(players, options)
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+            else:
+                seat = state.actors()[0]
+                state.apply(choice(state.legal_actions(seat)), seat)
+            steps += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return BenchResult(game.id, players, options.to_dict(), games, time.perf_counter() - start, steps)
