@@ -101,7 +101,7 @@ def screen_for(game: Game[Any]) -> Screen:
     return SCREENS.get(game.id, generic_screen)
 
 
-QUIET_EVENTS = frozenset({"chose", "hand"})
+QUIET_EVENTS = frozenset({"hand"})
 """Events the live terminal leaves out: the screen already shows them."""
 
 

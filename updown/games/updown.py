@@ -76,6 +76,24 @@ _DICE_BY_TRUMP: dict[int | None, tuple[int, ...]] = {
 }
 
 
+# Orientation tables, so that play needs no enum arithmetic: for ``n`` players and orientation
+# ``r`` (SIDES[r] faces position 0), the suit (as an int) facing each seat, and its letters.
+_SEAT_SUITS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple(int(SIDES[(p + r) % 4]) for p in POSITIONS[n]) for r in range(4)) for n in POSITIONS
+}
+_SEAT_LETTERS: dict[int, tuple[tuple[str, ...], ...]] = {
+    n: tuple(tuple("CDHS"[x] for x in row) for row in rows) for n, rows in _SEAT_SUITS.items()
+}
+_LEAD_ACTIONS: tuple[tuple[int, ...], ...] = tuple(
+    (FLIP, *(ROTATE + other for other in range(4) if other != own), ROLL) for own in range(4)
+)
+_ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((SIDES.index(Suit(x)) - POSITIONS[n][seat]) % 4 for x in range(4)) for seat in range(n))
+    for n in POSITIONS
+}
+"""``_ROTATION[n][seat][suit]``: the orientation in which ``suit`` faces ``seat``."""
+
+
 def dice_of(action: int) -> tuple[int, int]:
     k = action - DICE
     return k // 6 + 1, k % 6 + 1
@@ -117,6 +135,9 @@ class Phase(IntEnum):
     LEAD = 4
     CHOOSE = 5
     OVER = 6
+
+
+_DEAL, _DICE, _TOSS, _ORIENT, _LEAD, _CHOOSE, _OVER = (int(p) for p in Phase)
 
 
 class UpDownGame(Game[UpDownOptions]):
@@ -191,6 +212,7 @@ class UpDownState(State):
         "game", "players", "options", "log", "hand_size", "rounds", "tiebreaks", "phase", "round",
         "hands", "deck", "deal_seat", "aside", "trump", "dice", "up", "orient", "leader", "trick",
         "pending", "pot", "tricks", "totals", "discarded", "played", "history", "round_log_start",
+        "_actors", "_all_seats", "_own",
     )
 
     def __init__(self, game: UpDownGame, players: int, options: UpDownOptions, *, _empty: bool = False):
@@ -206,6 +228,7 @@ class UpDownState(State):
         self.round = -1
         self.totals = [0] * players
         self.history: list[dict[str, Any]] = []
+        self._all_seats = tuple(range(players))
         self._start_round()
 
     # -- setup ----------------------------------------------------------------------------------
@@ -213,7 +236,7 @@ class UpDownState(State):
         n = self.players
         self.round += 1
         self.round_log_start = len(self.log)
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.deck = list(range(NUM_CARDS))
         self.deal_seat = 0
@@ -229,14 +252,19 @@ class UpDownState(State):
         self.tricks = [0] * n
         self.discarded = 0
         self.played: list[list[int]] = [[] for _ in range(n)]
+        self._actors: tuple[int, ...] = ()
+        self._own: tuple[int, ...] = ()
 
     def suit_of(self, seat: int) -> Suit:
         """The suit that faces ``seat`` now."""
         assert self.orient is not None
-        return SIDES[(POSITIONS[self.players][seat] + self.orient) % 4]
+        return Suit(self._own[seat])
 
     def suits(self) -> list[Suit]:
-        return [self.suit_of(s) for s in range(self.players)] if self.orient is not None else []
+        return [Suit(x) for x in self._own]
+
+    def _letters(self) -> list[str]:
+        return list(_SEAT_LETTERS[self.players][self.orient]) if self.orient is not None else []
 
     def _first_leader(self) -> int:
         assert self.orient is not None
@@ -250,93 +278,114 @@ class UpDownState(State):
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == _OVER
 
     def is_chance(self) -> bool:
-        return self.phase < Phase.LEAD
+        return self.phase < _LEAD
 
     def actors(self) -> tuple[int, ...]:
-        if self.phase == Phase.CHOOSE:
-            return tuple(s for s, c in enumerate(self.pending) if c is None)
-        if self.phase == Phase.LEAD:
-            return (self.leader,)
-        return ()
+        return self._actors  # kept up to date by every transition
 
     # -- chance ---------------------------------------------------------------------------------
     def chance_label(self) -> str:
         phase = self.phase
-        if phase == Phase.DEAL:
+        if phase == _DEAL:
             return f"deal {self.deal_seat}"
-        if phase == Phase.DICE:
+        if phase == _DICE:
             return "dice"
-        if phase == Phase.TOSS:
+        if phase == _TOSS:
             return "toss"
-        if phase == Phase.ORIENT:
+        if phase == _ORIENT:
             return "orient"
         raise IllegalAction("this is not a chance step")
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         phase = self.phase
-        if phase == Phase.DEAL:
+        if phase == _DEAL:
             p = 1.0 / len(self.deck)
             return [(c, p) for c in self.deck]
-        if phase == Phase.DICE:
+        if phase == _DICE:
             allowed = _DICE_BY_TRUMP[self.trump]
             return [(a, 1.0 / len(allowed)) for a in allowed]
-        if phase == Phase.TOSS:
+        if phase == _TOSS:
             return [(TOSS_UP, 0.5), (TOSS_DOWN, 0.5)]
-        if phase == Phase.ORIENT:
+        if phase == _ORIENT:
             return [(ORIENT + s, 0.25) for s in Suit]
         raise IllegalAction("this is not a chance step")
 
     def sample_chance(self, rng: random.Random) -> int:
-        if self.phase == Phase.DEAL:
+        if self.phase == _DEAL:
             return rng.choice(self.deck)
-        if self.phase == Phase.DICE:
+        if self.phase == _DICE:
             return rng.choice(_DICE_BY_TRUMP[self.trump])
         return super().sample_chance(rng)
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
-        if self.phase == Phase.CHOOSE:
+        if self.phase == _CHOOSE:
             return list(self.hands[seat]) if self.pending[seat] is None else []
-        if self.phase == Phase.LEAD and seat == self.leader:
-            own = self.suit_of(seat)
-            return [FLIP, *(ROTATE + s for s in Suit if s != own), ROLL]
+        if self.phase == _LEAD and seat == self.leader:
+            return list(_LEAD_ACTIONS[self._own[seat]])
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
+        # The two commonest steps, dealing a card and choosing one, are inlined: this is the
+        # hot path of every playout.
         phase = self.phase
-        if phase == Phase.CHOOSE:
-            self._choose(action, self._seat_for(seat))
-        elif phase == Phase.LEAD:
-            self._lead(action, self._seat_for(seat))
-        elif phase == Phase.OVER:
+        if phase == _DEAL and seat is None:
+            deck = self.deck
+            if action in deck and len(self.hands[self.deal_seat]) < self.hand_size - 1:
+                deck.remove(action)
+                self.hands[self.deal_seat].append(action)
+            else:
+                self._deal(action)
+            return
+        if phase == _CHOOSE and seat is not None:
+            actors = self._actors
+            if actors and actors[0] == seat:
+                hand = self.hands[seat]
+                if action in hand:
+                    hand.remove(action)
+                    self.pending[seat] = action
+                    self._actors = actors = actors[1:]
+                    if not actors:
+                        self._resolve()
+                    return
+        if seat is None or seat not in self._actors:
+            if phase == _CHOOSE or phase == _LEAD:
+                seat = self._seat_for(seat)
+        if phase == _CHOOSE:
+            self._choose(action, seat)  # type: ignore[arg-type]
+        elif phase == _LEAD:
+            self._lead(action, seat)  # type: ignore[arg-type]
+        elif phase == _OVER:
             raise IllegalAction("the game is over")
         else:
             if seat is not None:
                 raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
             self._chance(action)
 
+    def _deal(self, action: int) -> None:
+        try:
+            self.deck.remove(action)
+        except ValueError:
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else repr(action)
+            raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck") from None
+        seat = self.deal_seat
+        hand = self.hands[seat]
+        hand.append(action)
+        if len(hand) == self.hand_size:
+            self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
+                             "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
+            self.deal_seat += 1
+            if self.deal_seat == self.players:
+                self.aside = self.deck
+                self.deck = []
+                self.phase = _DICE
+
     def _chance(self, action: int) -> None:
         phase = self.phase
-        if phase == Phase.DEAL:
-            if action not in self.deck:
-                what = CARD_STR[action] if 0 <= action < NUM_CARDS else repr(action)
-                raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
-            seat = self.deal_seat
-            self.deck.remove(action)
-            hand = self.hands[seat]
-            hand.append(action)
-            if len(hand) == self.hand_size:
-                self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
-                                 "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
-                self.deal_seat += 1
-                if self.deal_seat == self.players:
-                    self.aside = self.deck
-                    self.deck = []
-                    self.phase = Phase.DICE
-        elif phase == Phase.DICE:
+        if phase == _DICE:
             if action not in _DICE_BY_TRUMP[self.trump]:
                 if DICE <= action < DICE + 36:
                     raise IllegalAction(
@@ -346,51 +395,61 @@ class UpDownState(State):
             self.dice = dice_of(action)
             self.trump = self.dice[0] + self.dice[1]
             self.log.append({"type": "dice", "dice": list(self.dice), "trump": self.trump})
-            self.phase = Phase.TOSS if self.up is None else Phase.CHOOSE
-        elif phase == Phase.TOSS:
+            if self.up is None:
+                self.phase = _TOSS
+            else:
+                self.phase = _CHOOSE
+                self._actors = self._all_seats
+        elif phase == _TOSS:
             if action not in (TOSS_UP, TOSS_DOWN):
                 raise IllegalAction(f"{_name(action)} is not a toss of the U&D card (UP or DOWN)")
             self.up = action == TOSS_UP
             self.log.append({"type": "toss", "up": self.up})
-            self.phase = Phase.ORIENT
+            self.phase = _ORIENT
         else:  # ORIENT
             if not ORIENT <= action < ORIENT + 4:
                 raise IllegalAction(f"{_name(action)} is not an orientation (the suit facing seat 0)")
             self.orient = SIDES.index(Suit(action - ORIENT))
+            self._own = _SEAT_SUITS[self.players][self.orient]
             self.leader = self._first_leader()
-            self.log.append({"type": "orient", "suits": [s.letter for s in self.suits()],
-                             "leader": self.leader})
-            self.phase = Phase.LEAD
+            self.log.append({"type": "orient", "suits": self._letters(), "leader": self.leader})
+            self.phase = _LEAD
+            self._actors = (self.leader,)
 
     def _lead(self, action: int, seat: int) -> None:
         if action == FLIP:
             self.up = not self.up
             self.log.append({"type": "flip", "seat": seat, "up": self.up})
-            self.phase = Phase.CHOOSE
+            self.phase = _CHOOSE
+            self._actors = self._all_seats
         elif ROTATE <= action < ROTATE + 4:
-            suit = Suit(action - ROTATE)
-            if suit == self.suit_of(seat):
-                raise IllegalAction(f"rotate to a suit other than your own ({suit.symbol})")
-            self.orient = (SIDES.index(suit) - POSITIONS[self.players][seat]) % 4
-            self.log.append({"type": "rotate", "seat": seat, "suit": suit.letter,
-                             "suits": [s.letter for s in self.suits()]})
-            self.phase = Phase.CHOOSE
+            suit = action - ROTATE
+            if suit == self._own[seat]:
+                raise IllegalAction(f"rotate to a suit other than your own ({Suit(suit).symbol})")
+            self.orient = _ROTATION[self.players][seat][suit]
+            self._own = _SEAT_SUITS[self.players][self.orient]
+            self.log.append({"type": "rotate", "seat": seat, "suit": "CDHS"[suit], "suits": self._letters()})
+            self.phase = _CHOOSE
+            self._actors = self._all_seats
         elif action == ROLL:
             self.log.append({"type": "roll", "seat": seat})
-            self.phase = Phase.DICE
+            self.phase = _DICE
+            self._actors = ()
         else:
             raise IllegalAction(f"the leader must flip, rotate or roll, not {_name(action)}")
 
     def _choose(self, action: int, seat: int) -> None:
-        hand = self.hands[seat]
-        if action not in hand:
+        # No event: who has chosen is in every view's "submitted"; what, nobody sees until the reveal.
+        try:
+            self.hands[seat].remove(action)
+        except ValueError:
             if 0 <= action < NUM_CARDS:
-                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
-            raise IllegalAction(f"choose a card from your hand, not {_name(action)}")
-        hand.remove(action)
+                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand") from None
+            raise IllegalAction(f"choose a card from your hand, not {_name(action)}") from None
         self.pending[seat] = action
-        self.log.append({"type": "chose", "seat": seat})
-        if None not in self.pending:
+        actors = self._actors
+        self._actors = actors[1:] if actors[0] == seat else tuple(s for s in actors if s != seat)
+        if not self._actors:
             self._resolve()
 
     # -- trick resolution -----------------------------------------------------------------------
@@ -399,28 +458,29 @@ class UpDownState(State):
         cards: list[int] = self.pending  # type: ignore[assignment]  # all submitted
         values = [VALUE[c] for c in cards]
         trump = self.trump
-        cancelled = sorted({v for v in values if values.count(v) > 1})
-        eligible: list[int] = []
+        cancelled = sorted({v for v in values if values.count(v) > 1}) if len(set(values)) < n else []
+        own_suits = self._own
+        up = self.up
         ineligible: list[int] = []
         winner: int | None = None
-        for seat in range(n):
+        best = -1
+        for seat, card in enumerate(cards):
             v = values[seat]
-            if v in cancelled:
+            if cancelled and v in cancelled:
                 continue
             if v == trump:
                 winner = seat  # an uncancelled trump value is unique, and beats every other card
-                eligible.append(seat)
-            elif SUIT[cards[seat]] == SIDES[(POSITIONS[n][seat] + self.orient) % 4]:  # type: ignore[operator]
-                eligible.append(seat)
+                best = 99
+            elif SUIT[card] == own_suits[seat]:
+                score = v if up else 20 - v
+                if score > best:
+                    best, winner = score, seat
             else:
                 ineligible.append(seat)
-        if winner is None and eligible:
-            pick = max if self.up else min
-            winner = pick(eligible, key=values.__getitem__)
         last = self.trick == self.hand_size - 1
         event: Event = {
             "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": self.leader,
-            "up": self.up, "trump": trump, "suits": [s.letter for s in self.suits()],
+            "up": self.up, "trump": trump, "suits": self._letters(),
             "cards": [CARD_STR[c] for c in cards], "cancelled": cancelled, "ineligible": ineligible,
             "winner": winner, "taken": 0, "pot": 0, "discarded": 0,
         }
@@ -438,15 +498,16 @@ class UpDownState(State):
                 self.pot = 0
         event["pot"] = self.pot
         self.log.append(event)
-        for seat in range(n):
-            self.played[seat].append(cards[seat])
+        for pile, card in zip(self.played, cards):
+            pile.append(card)
         self.pending = [None] * n
         self.leader = (self.leader + 1) % n
         self.trick += 1
         if last:
             self._end_round()
         else:
-            self.phase = Phase.LEAD
+            self.phase = _LEAD
+            self._actors = (self.leader,)
 
     def _end_round(self) -> None:
         self.history.append({"tricks": list(self.tricks), "discarded": self.discarded})
@@ -463,12 +524,13 @@ class UpDownState(State):
                              "tied": [s for s, t in enumerate(self.totals) if t == best]})
             self._start_round()
             return
-        self.phase = Phase.OVER
+        self.phase = _OVER
+        self._actors = ()
         result = self.result()
         self.log.append({"type": "end", "totals": list(self.totals), "placings": list(result.placings)})
 
     def result(self) -> Result:
-        if self.phase != Phase.OVER:
+        if self.phase != _OVER:
             raise IllegalAction("the game is not over")
         return Result.from_scores(
             self.totals, details={"rounds": [dict(h) for h in self.history]}
@@ -481,7 +543,7 @@ class UpDownState(State):
             "game": GAME.id,
             "players": n,
             "seat": seat,
-            "phase": self.phase.name.lower(),
+            "phase": Phase(self.phase).name.lower(),
             "round": self.round + 1,
             "rounds": self.rounds,
             "trick": min(self.trick + 1, self.hand_size),
@@ -489,7 +551,7 @@ class UpDownState(State):
             "up": self.up,
             "trump": self.trump,
             "dice": list(self.dice) if self.dice else None,
-            "suits": [s.letter for s in self.suits()] or None,
+            "suits": self._letters() or None,
             "leader": self.leader if self.leader >= 0 else None,
             "pot": self.pot,
             "hand_sizes": [len(h) for h in self.hands],
@@ -504,7 +566,7 @@ class UpDownState(State):
             v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
             mine = self.pending[seat]
             v["choice"] = CARD_STR[mine] if mine is not None else None
-        if self.phase == Phase.OVER:
+        if self.phase == _OVER:
             v["result"] = self.result().to_dict()
         return v
 
@@ -525,7 +587,7 @@ class UpDownState(State):
             del pool[:k]
             if self.pending[s] is not None:
                 world.pending[s] = pool.pop()
-        if self.phase == Phase.DEAL:
+        if self.phase == _DEAL:
             world.deck, world.aside = pool, []
         else:
             world.deck, world.aside = [], pool
@@ -567,6 +629,9 @@ class UpDownState(State):
         c.played = [list(p) for p in self.played]
         c.history = list(self.history)
         c.round_log_start = self.round_log_start
+        c._actors = self._actors
+        c._all_seats = self._all_seats
+        c._own = self._own
         return c
 
 
@@ -606,8 +671,6 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
                 f"{_suit_list(event['suits'], names)}.")
     if kind == "roll":
         return f"{names[event['seat']]} rolls the dice."
-    if kind == "chose":
-        return f"{names[event['seat']]} has chosen a card."
     if kind == "trick":
         return _describe_trick(event, names)
     if kind == "round":
