@@ -93,7 +93,7 @@ def play(
     seat: Annotated[int, typer.Option(help="your seat, from 0")] = 0,
     bots: Annotated[Optional[str], typer.Option(help="bot names for the other seats, comma separated")] = None,
     seed: Annotated[Optional[int], typer.Option(help="seed for the deal and the bots")] = None,
-    name: Annotated[str, typer.Option(help="your name")] = "You",
+    name: Annotated[str, typer.Option(help="your name")] = "Player",
     option: OptionArg = None,
     record: Annotated[Optional[Path], typer.Option(help="write the game record here")] = None,
 ) -> None:

@@ -25,7 +25,7 @@ class HumanAgent:
         self.screen = screen_for(game)
 
     def act(self, view: View, legal: Sequence[int]) -> int:
-        notations = [self.game.action_to_str(a) for a in legal]
+        notations = [self.game.action_to_str(a) for a in sorted(legal)]
         self.console.print(self.screen(view, self.names))
         prompt = "Change the rules" if view.get("phase") == "lead" else "Your move"
         self.console.print(f"[dim]legal: {', '.join(notations)}[/dim]")

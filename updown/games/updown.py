@@ -194,11 +194,12 @@ class UpDownGame(Game[UpDownOptions]):
         except NotationError:
             pass
         try:
-            return card_id(t)
-        except NotationError as err:
+            card = Card.parse(t)
+        except NotationError:
             raise NotationError(
-                f"{text!r} is not an UP&DOWN action: {err} (actions: a card like QH, flip, rotate S, roll)"
+                f"{text!r} is not an UP&DOWN action (write a card like QH or 10S, flip, rotate S or roll)"
             ) from None
+        return card_id(card)
 
     def describe(self, event: Event, names: Sequence[str]) -> str:
         return describe_event(event, names)
