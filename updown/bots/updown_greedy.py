@@ -124,3 +124,7 @@ class UpDownGreedy(Bot):
             options.append((value, -action))
         return -max(options)[1]
 
+
+
+GAME_ID = "updown"
+BOTS = {"greedy": UpDownGreedy}

@@ -1,7 +1,7 @@
 """What the terminal shows a seat, drawn from that seat's view and nothing else.
 
-Each game may register a screen (a function from a view to rich renderables); a game without one
-is shown as its view's fields. Event lines come from the game's own ``describe`` so that the
+Each game may have a screen (a function from a view and seat names to rich renderables) in a
+module ``screen_<game>.py`` beside this one; a game without one is shown as its view's fields. Event lines come from the game's own ``describe`` so that the
 terminal, records and any other client explain a step the same way.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -33,59 +33,6 @@ def suit_text(letter: str) -> Text:
     return Text(s.symbol, style="red" if s.is_red else "bright_white")
 
 
-def updown_screen(view: View, names: Sequence[str]) -> RenderableType:
-    seat = view["seat"]
-    suits = view["suits"] or []
-    rules = Text()
-    if view["up"] is not None:
-        rules.append(" UP ▲ " if view["up"] else " DOWN ▼ ", style="bold white on blue" if view["up"] else "bold white on green")
-    if seat is not None and suits:
-        rules.append("   your suit ")
-        rules.append_text(suit_text(suits[seat]))
-    if view["trump"] is not None:
-        dice = view["dice"] or []
-        rules.append(f"   trump value {view['trump']}", style="bold yellow")
-        rules.append(f" (dice {dice[0]}+{dice[1]})" if dice else "")
-    rules.append(f"   pot {view['pot']}", style="magenta" if view["pot"] else "")
-    title = (f"UP&DOWN · round {view['round']}/{view['rounds']} · "
-             f"trick {view['trick']}/{view['tricks_per_round']}")
-
-    table = Table(box=None, pad_edge=False, show_header=True, header_style="dim")
-    table.add_column("player")
-    table.add_column("suit")
-    table.add_column("tricks", justify="right")
-    table.add_column("total", justify="right")
-    table.add_column("")
-    for s, name in enumerate(names):
-        marks = []
-        if view["leader"] == s:
-            marks.append("leads")
-        if s in view["submitted"]:
-            marks.append("has chosen")
-        table.add_row(
-            Text(name + (" (you)" if s == seat else ""), style="bold" if s == seat else ""),
-            suit_text(suits[s]) if suits else Text("-"),
-            str(view["tricks"][s]), str(view["totals"][s]), ", ".join(marks),
-        )
-    parts: list[RenderableType] = [rules, table]
-    if seat is not None:
-        hand = Text("your hand: ")
-        own = suits[seat] if suits else None
-        for card in view["hand"]:
-            c = Card.parse(card)
-            useful = c.suit.letter == own or c.rank == view["trump"]
-            hand.append_text(card_text(card, bold=useful))
-            if useful:
-                hand.append("*", style="yellow")
-            hand.append(" ")
-        if view.get("choice"):
-            hand.append("  chosen: ")
-            hand.append_text(card_text(view["choice"], bold=True))
-        parts.append(hand)
-        parts.append(Text("* can win: your suit or the trump value", style="dim"))
-    return Panel(Group(*parts), title=title, title_align="left")
-
-
 def generic_screen(view: View, names: Sequence[str]) -> RenderableType:
     table = Table(box=None, show_header=False)
     for key, value in view.items():
@@ -94,11 +41,19 @@ def generic_screen(view: View, names: Sequence[str]) -> RenderableType:
     return Panel(table, title=str(view.get("game", "game")))
 
 
-SCREENS: dict[str, Screen] = {"updown": updown_screen}
-
-
 def screen_for(game: Game[Any]) -> Screen:
-    return SCREENS.get(game.id, generic_screen)
+    """The game's screen: ``updown/cli/screen_<anything>.py`` with ``GAME_ID`` and ``screen``."""
+    import importlib
+    import pkgutil
+
+    import updown.cli
+
+    for info in pkgutil.iter_modules(updown.cli.__path__):
+        if info.name.startswith("screen_"):
+            module = importlib.import_module(f"updown.cli.{info.name}")
+            if getattr(module, "GAME_ID", None) == game.id:
+                return module.screen  # type: ignore[no-any-return]
+    return generic_screen
 
 
 QUIET_EVENTS = frozenset({"hand"})
