@@ -119,8 +119,11 @@ def play(
     agents[seat] = HumanAgent(game, seat, names, console)
     shown = 0
 
+    human = agents[seat]
+
     def observe(state: State, _seat: int | None, _action: int) -> None:
         nonlocal shown
+        human.leave = state.leave_action(seat) if not state.is_terminal() else None
         log = state.view(seat)["log"]
         for event in log[shown:]:
             if event["type"] not in QUIET_EVENTS:
@@ -129,8 +132,12 @@ def play(
 
     console.print(f"[bold]{game.name}[/bold], {n} players, seed {seed}. You are seat {seat}.")
     try:
-        state, rec = play_game(game, n, agents, random.Random(seed), options=options,
-                               seats=names, seed=seed, observer=observe)
+        default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
+        state, rec = play_game(
+            game, n, agents, random.Random(seed), options=options, seats=names, seed=seed,
+            observer=observe,
+            replace=lambda s: make_bot(default_bot, game, s, random.Random(f"{seed}:{s}:stand-in")),
+        )
     except Quit as why:
         console.print(f"Game left ({why}). Replay it with --seed {seed}.")
         raise typer.Exit(0) from None

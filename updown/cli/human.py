@@ -24,6 +24,9 @@ class HumanAgent:
         self.console = console
         self.screen = screen_for(game)
 
+    leave: int | None = None
+    """Set by the CLI before each decision: the seat's leave action, if the game has one."""
+
     def act(self, view: View, legal: Sequence[int]) -> int:
         notations = [self.game.action_to_str(a) for a in sorted(legal)]
         self.console.print(self.screen(view, self.names))
@@ -46,7 +49,7 @@ class HumanAgent:
             except NotationError as err:
                 self.console.print(f"[red]{err}[/red]")
                 continue
-            if action in legal:
+            if action in legal or action == self.leave:
                 return action
             self.console.print(
                 f"[red]{self.game.action_to_str(action)} is not legal now[/red] "

@@ -30,12 +30,15 @@ def play_game(
     seats: Sequence[str] | None = None,
     seed: int | None = None,
     observer: Observer | None = None,
+    replace: Callable[[int], Agent] | None = None,
 ) -> tuple[State, Record]:
     """Play one game; returns the final state and its record.
 
     Chance outcomes are drawn from ``rng`` only. Agents are asked one seat at a time (for a
-    simultaneous choice, in seat order); each sees only ``state.view(seat)``.
+    simultaneous choice, in seat order); each sees only ``state.view(seat)``. An agent may also
+    answer with ``state.leave_action(seat)``; the seat is then played by ``replace(seat)``.
     """
+    agents = list(agents)
     opts = options if options is not None else game.Options()
     state = game.new_state(players, opts)
     record = Record(game.id, players, opts.to_dict(), list(seats or [f"seat {i}" for i in range(players)]),
@@ -53,9 +56,14 @@ def play_game(
         seat = state.actors()[0]
         legal = state.legal_actions(seat)
         action = agents[seat].act(state.view(seat), legal)
-        if action not in legal:
+        leaving = action == state.leave_action(seat)
+        if action not in legal and not leaving:
             raise IllegalAction(f"seat {seat} chose {action}, which is not a legal action")
         state.apply(action, seat)
+        if leaving:
+            if replace is None:
+                raise IllegalAction(f"seat {seat} left, and no bot was given to take over")
+            agents[seat] = replace(seat)
         writer.action(seat, game.action_to_str(action))
         if observer:
             observer(state, seat, action)

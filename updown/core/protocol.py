@@ -156,6 +156,15 @@ class State(ABC):
     def result(self) -> Result:
         """Scores and placings; only at a terminal state."""
 
+    def leave_action(self, seat: int) -> int | None:
+        """The action by which ``seat`` may leave the game now, or None if it cannot.
+
+        Leaving is never among :meth:`legal_actions` (so no bot picks it by chance); a seat that
+        may leave can apply it at any of its decisions, and the driver hands the seat to a bot.
+        Games without leaving keep this default.
+        """
+        return None
+
     # -- information ----------------------------------------------------------------------------
     @abstractmethod
     def view(self, seat: int | None) -> View:
