@@ -51,3 +51,28 @@ def random_playouts(
         if time.perf_counter() >= deadline:
             break
     return BenchResult(game.id, players, options.to_dict(), games, time.perf_counter() - start, steps)
+
+
+def pyspiel_playouts(name: str, params: dict[str, Any], seconds: float, seed: int = 0) -> float | None:
+    """The same uniformly random loop through pyspiel, in games per second; None without open_spiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name, params)
+    rng = random.Random(seed)
+    choice = rng.choice
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(choice(state.legal_actions()))
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return games / (time.perf_counter() - start)

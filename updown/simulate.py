@@ -17,7 +17,7 @@ from updown.core.protocol import Game
 class SeatStats:
     bot: str
     wins: int = 0
-    """Games this seat won alone."""
+    """Games this seat won alone (or with its partners only, in a team game)."""
     shared_wins: int = 0
     """Games this seat finished first in, tied with another seat."""
     score_sum: float = 0.0
@@ -79,6 +79,9 @@ def simulate(
         state, record = play_seeded(game, players, bots, game_seed, opts)
         result = state.result()
         first = result.placings.count(1)
+        teams = game.teams(players)
+        if teams is not None and any(set(result.winners) <= set(team) for team in teams):
+            first = 1  # partners share a win; it is not a tie with a rival
         for seat, stats in enumerate(sim.seats):
             stats.score_sum += result.scores[seat]
             stats.placing_sum += result.placings[seat]

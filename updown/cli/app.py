@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from updown.bench import random_playouts
+from updown.bench import pyspiel_playouts, random_playouts
 from updown.bots import bot_names, make_bot
 from updown.cli.human import HumanAgent, Quit
 from updown.cli.screens import QUIET_EVENTS, event_text
@@ -245,6 +245,13 @@ def bench(
             f"{game.id}: {result.games_per_second:,.0f} games/s ({n} players{', ' + opts if opts else ''}; "
             f"{result.steps_per_second:,.0f} steps/s; {result.games} games in {result.seconds:.1f} s, one core)"
         )
+        if game.openspiel_peer is not None and not option and players is None:
+            theirs = pyspiel_playouts(*game.openspiel_peer, seconds, seed)
+            if theirs is None:
+                console.print(f"  pyspiel {game.openspiel_peer[0]}: open_spiel is not installed")
+            else:
+                console.print(f"  pyspiel {game.openspiel_peer[0]}, same loop: {theirs:,.0f} games/s; "
+                              f"ratio {result.games_per_second / theirs:.2f}")
 
 
 def main() -> None:

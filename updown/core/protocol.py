@@ -78,6 +78,13 @@ class Game(ABC, Generic[O]):
     bench_players: ClassVar[int]
     bench_options: ClassVar[dict[str, Any]] = {}
     """The setting ``updown bench`` measures by default."""
+    openspiel_peer: ClassVar[tuple[str, dict[str, Any]] | None] = None
+    """OpenSpiel's name and parameters for the same game at the bench setting, if it has one:
+    ``updown bench`` then runs the same random loop through pyspiel and prints the ratio."""
+
+    def teams(self, players: int) -> tuple[tuple[int, ...], ...] | None:
+        """The partnerships, if seats play in teams (a team's seats share a placing)."""
+        return None
 
     def options(self, values: dict[str, Any] | None = None) -> O:
         return self.Options.from_dict(values or {})

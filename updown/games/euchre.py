@@ -1,0 +1,849 @@
+"""Euchre, rule 004 in ``shared/rules`` (with the Euchre readings of ``shared/rules/README.md``).
+
+Rules in brief. Four players, partners sit across (seats 0 and 2 against 1 and 3), play runs
+clockwise (seat ``s`` is followed by ``s + 1``). 24 cards: 9, 10, J, Q, K, A of each suit. The
+jack of trumps (right bower) is the highest card, then the other jack of the same colour (left
+bower, which belongs to the trump suit for every purpose), then A K Q 10 9 of trumps; the other
+suits rank A K Q J 10 9. Five cards each; of the four left over (the kitty) the top one is turned
+face up and proposes trump.
+
+First bidding round, from the dealer's left: pass, or order the up-card up (the dealer takes it
+and discards a card from the original hand face down); the dealer may pass or pick it up. If all
+four pass the up-card is turned down and, in the second round, each player from the dealer's left
+may name another suit; with *stick the dealer* (the text's rule, on by default) the dealer may not
+pass last. Going alone is declared with the bid (``order up alone``, ``pick up alone``, ``name H
+alone``); the maker's partner then sits out and the lead and the turn pass over the absent seat.
+Players follow the suit led (the effective suit: the left bower is a trump); trump beats every other
+suit; the trick's winner leads the next. Scoring per deal: the makers' team scores 1 for three or
+four tricks, 2 for all five (4 when the maker went alone); makers with fewer than three tricks are
+euchred and the defenders score 2 (4 against a lone defender, see below). The deal passes to the
+left after every deal; the first team to ``target`` (10) points wins.
+
+Readings the project takes where the text is silent (see ``docs/notes-euchre.md``):
+
+* The first dealer is a chance outcome (label ``dealer``, outcome the seat: ``dealer: 2``), as if drawn by lot; later dealers rotate
+  clockwise. The deal is recorded card by card: five to each seat from the dealer's left
+  (``deal K``), then the up-card (``up-card``); the other three kitty cards are never looked at
+  and stay undealt (their identity never matters to the play).
+* The dealer's discard must come from the original five (the text: "replace it with a card from his
+  own hand"); it is private to the dealer.
+* When the dealer's partner orders up alone, the dealer sits out: the up-card is not picked up (it
+  stays out of play) and the dealer does not discard. The suit is still trump.
+* With stick the dealer off, if all eight bids pass the hand is thrown in: no score, the deal
+  passes on.
+* Lone defender (option, off by default): once trump is made (after the dealer's discard), each
+  defender in turn from the dealer's left may ``defend alone``; the first who does plays without
+  a partner; a lone defender who euchres the makers scores 4. This is OpenSpiel's rule, so the two
+  engines agree with the option on.
+* ``deals`` (option) caps the match at that many deals (``deals=1``: one deal, as OpenSpiel plays);
+  a match otherwise ends when a team reaches ``target`` at the end of a deal. A seat's score is its
+  team's points; the team with more points places first (both seats), the other second; equal
+  points share first place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from updown.core.cards import Card, Suit
+from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.options import GameOptions
+from updown.core.protocol import Event, Game, Result, State, View
+
+# -- the deck -----------------------------------------------------------------------------------
+
+RANKS = (9, 10, 11, 12, 13, 14)
+DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
+"""Card id ``i`` is ``DECK[i]``: suit-major (C, D, H, S), rank 9 10 J Q K A."""
+NUM_CARDS = len(DECK)  # 24
+HAND = 5
+SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
+RANK: tuple[int, ...] = tuple(c.rank for c in DECK)
+CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
+_CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+JACK = 2  # index of the jack within a suit
+SAME_COLOUR = (3, 2, 1, 0)  # C<->S, D<->H
+SUIT_LETTERS = "CDHS"
+
+# -- action ids: one space for decisions and chance outcomes --------------------------------------
+
+DISCARD = NUM_CARDS  # 24..47: the dealer discards card (a - DISCARD)
+PASS = DISCARD + NUM_CARDS  # 48
+ORDER_UP = PASS + 1  # 49: a non-dealer orders the up-card up (first round)
+ORDER_UP_ALONE = ORDER_UP + 1  # 50
+PICK_UP = ORDER_UP_ALONE + 1  # 51: the dealer accepts the up-card (first round)
+PICK_UP_ALONE = PICK_UP + 1  # 52
+NAME = PICK_UP_ALONE + 1  # 53..56: name suit (a - NAME) in the second round
+NAME_ALONE = NAME + 4  # 57..60
+DEFEND_ALONE = NAME_ALONE + 4  # 61 (lone defender option)
+DEALER = DEFEND_ALONE + 1  # 62..65: chance, the first dealer is seat (a - DEALER), written 0..3
+NUM_ACTIONS = DEALER + 4  # 66
+
+_BID_NAMES = {PASS: "pass", ORDER_UP: "order up", ORDER_UP_ALONE: "order up alone",
+              PICK_UP: "pick up", PICK_UP_ALONE: "pick up alone", DEFEND_ALONE: "defend alone"}
+_BID_ALIASES = {**{v: k for k, v in _BID_NAMES.items()}, "accept": PICK_UP, "accept alone": PICK_UP_ALONE,
+                "order it up": ORDER_UP, "order it up alone": ORDER_UP_ALONE, "i accept": PICK_UP}
+
+# -- precomputed tables, so that play needs no arithmetic on cards --------------------------------
+
+
+def _effective_suit(card: int, trump: int) -> int:
+    s = SUIT[card]
+    if card % 6 == JACK and s == SAME_COLOUR[trump]:
+        return trump
+    return s
+
+
+def _power(card: int, trump: int, led: int) -> int:
+    """How strongly ``card`` plays in a trick with this trump and led (effective) suit; 0 never wins."""
+    eff = _effective_suit(card, trump)
+    r = card % 6
+    if eff == trump:
+        if r == JACK:
+            return 40 if SUIT[card] == trump else 39
+        return 20 + r
+    if eff == led:
+        return 1 + r
+    return 0
+
+
+EFF: tuple[tuple[int, ...], ...] = tuple(tuple(_effective_suit(c, t) for c in range(NUM_CARDS)) for t in range(4))
+"""``EFF[trump][card]``: the suit the card belongs to for following and winning."""
+POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(_power(c, t, led) for c in range(NUM_CARDS)) for led in range(4)) for t in range(4)
+)
+"""``POWER[trump][led][card]``: the highest power in a trick wins it."""
+RIGHT_BOWER = tuple(s * 6 + JACK for s in range(4))
+LEFT_BOWER = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
+
+
+def card_id(card: Card | str) -> int:
+    """The id of a card in the Euchre deck; raises NotationError for cards not in it."""
+    c = Card.parse(card) if isinstance(card, str) else card
+    try:
+        return _CARD_ID[c]
+    except KeyError:
+        raise NotationError(f"{c} is not in the Euchre deck (9, 10, J, Q, K, A)") from None
+
+
+def team_of(seat: int) -> int:
+    return seat & 1
+
+
+@dataclasses.dataclass(frozen=True)
+class EuchreOptions(GameOptions):
+    stick_the_dealer: bool = dataclasses.field(
+        default=True, metadata={"help": "the dealer may not pass in the second round (the text's rule)"}
+    )
+    lone_defender: bool = dataclasses.field(
+        default=False, metadata={"help": "a defender may defend alone (euchre scores 4)"}
+    )
+    target: int = dataclasses.field(default=10, metadata={"help": "points that win the match"})
+    deals: int | None = dataclasses.field(
+        default=None, metadata={"help": "stop after this many deals (1: a single deal); default: play to target"}
+    )
+
+    def check(self, players: int) -> None:
+        if not 1 <= self.target <= 100:
+            raise OptionsError(f"target must be 1 to 100, not {self.target}")
+        if self.deals is not None and not 1 <= self.deals <= 1000:
+            raise OptionsError(f"deals must be 1 to 1000, not {self.deals}")
+
+
+class Phase(IntEnum):
+    DEALER = 0
+    DEAL = 1
+    UPCARD = 2
+    BID1 = 3
+    DISCARD = 4
+    BID2 = 5
+    DEFEND = 6
+    PLAY = 7
+    OVER = 8
+
+
+_DEALER, _DEAL, _UPCARD, _BID1, _DISCARD, _BID2, _DEFEND, _PLAY, _OVER = (int(p) for p in Phase)
+
+
+class EuchreGame(Game[EuchreOptions]):
+    id = "euchre"
+    name = "Euchre"
+    min_players = 4
+    max_players = 4
+    rulebook = "004_210b218e4252c3d4.txt"
+    Options = EuchreOptions
+    bench_players = 4
+    bench_options = {"deals": 1}
+    openspiel_peer = ("euchre", {"stick_the_dealer": True, "allow_lone_defender": False})
+
+    def teams(self, players: int) -> tuple[tuple[int, ...], ...]:
+        return ((0, 2), (1, 3))
+
+    def _new_state(self, players: int, options: EuchreOptions) -> EuchreState:
+        return EuchreState(self, players, options)
+
+    def action_to_str(self, action: int) -> str:
+        if 0 <= action < NUM_CARDS:
+            return CARD_STR[action]
+        if DISCARD <= action < PASS:
+            return "discard " + CARD_STR[action - DISCARD]
+        if action in _BID_NAMES:
+            return _BID_NAMES[action]
+        if NAME <= action < NAME + 4:
+            return "name " + SUIT_LETTERS[action - NAME]
+        if NAME_ALONE <= action < NAME_ALONE + 4:
+            return "name " + SUIT_LETTERS[action - NAME_ALONE] + " alone"
+        if DEALER <= action < DEALER + 4:
+            return str(action - DEALER)
+        raise NotationError(f"{action} is not a Euchre action id (0 to {NUM_ACTIONS - 1})")
+
+    def parse_action(self, text: str) -> int:
+        t = " ".join(text.strip().split())
+        low = t.lower()
+        if low in _BID_ALIASES:
+            return _BID_ALIASES[low]
+        words = low.split(" ")
+        if words[0] == "discard" and len(words) == 2:
+            return DISCARD + card_id(t.split(" ")[1])
+        if words[0] == "name" and len(words) in (2, 3):
+            if len(words) == 3 and words[2] != "alone":
+                raise NotationError(f"{text!r}: write name H or name H alone")
+            suit = int(Suit.parse(t.split(" ")[1]))
+            return (NAME_ALONE if len(words) == 3 else NAME) + suit
+        if low in ("0", "1", "2", "3"):
+            return DEALER + int(low)
+        if words[0] == "dealer" and len(words) == 2 and words[1] in ("0", "1", "2", "3"):
+            return DEALER + int(words[1])
+        try:
+            card = Card.parse(t)
+        except NotationError:
+            raise NotationError(
+                f"{text!r} is not a Euchre action (write a card like JH or 10S, pass, order up, "
+                "pick up, discard 9S, name H, name H alone, defend alone)"
+            ) from None
+        return card_id(card)
+
+    def describe(self, event: Event, names: Sequence[str]) -> str:
+        return describe_event(event, names)
+
+
+GAME = EuchreGame()
+
+
+class EuchreState(State):
+    __slots__ = (
+        "game", "players", "options", "log", "phase", "deal_no", "dealer", "hands", "deck",
+        "deal_seat", "upcard", "up_taken", "passes", "trump", "maker", "alone", "defender",
+        "out", "discarded", "leader", "turn", "trick", "trick_cards", "trick_seats", "won",
+        "played", "totals", "history", "deal_log_start", "_actors",
+    )
+
+    def __init__(self, game: EuchreGame, players: int, options: EuchreOptions, *, _empty: bool = False):
+        self.game = game
+        self.players = players
+        self.options = options
+        if _empty:
+            return
+        self.log: list[Event] = []
+        self.deal_no = 0
+        self.dealer = -1
+        self.totals = [0, 0]
+        self.history: list[dict[str, Any]] = []
+        self._start_deal()
+        self.phase = _DEALER
+
+    # -- setup ----------------------------------------------------------------------------------
+    def _start_deal(self) -> None:
+        self.deal_no += 1
+        self.deal_log_start = len(self.log)
+        self.phase = _DEAL
+        self.hands: list[list[int]] = [[], [], [], []]
+        self.deck = list(range(NUM_CARDS))
+        self.deal_seat = (self.dealer + 1) & 3
+        self.upcard = -1
+        self.up_taken = False
+        self.passes = 0
+        self.trump = -1
+        self.maker = -1
+        self.alone = False
+        self.defender = -1  # a lone defender's seat
+        self.out = -1  # the seat sitting out
+        self.discarded = -1
+        self.leader = -1
+        self.turn = -1
+        self.trick = 0
+        self.trick_cards: list[int] = []
+        self.trick_seats: list[int] = []
+        self.won = [0, 0, 0, 0]
+        self.played: list[list[int]] = [[], [], [], []]
+        self._actors: tuple[int, ...] = ()
+
+    # -- who acts -------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == _OVER
+
+    def is_chance(self) -> bool:
+        return self.phase <= _UPCARD
+
+    def actors(self) -> tuple[int, ...]:
+        return self._actors
+
+    # -- chance ---------------------------------------------------------------------------------
+    def chance_label(self) -> str:
+        phase = self.phase
+        if phase == _DEAL:
+            return f"deal {self.deal_seat}"
+        if phase == _UPCARD:
+            return "up-card"
+        if phase == _DEALER:
+            return "dealer"
+        raise IllegalAction("this is not a chance step")
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        phase = self.phase
+        if phase == _DEAL or phase == _UPCARD:
+            p = 1.0 / len(self.deck)
+            return [(c, p) for c in self.deck]
+        if phase == _DEALER:
+            return [(DEALER + s, 0.25) for s in range(4)]
+        raise IllegalAction("this is not a chance step")
+
+    def sample_chance(self, rng: random.Random) -> int:
+        if self.phase == _DEAL or self.phase == _UPCARD:
+            return rng.choice(self.deck)
+        return super().sample_chance(rng)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        if seat != self.turn:
+            return []
+        phase = self.phase
+        if phase == _PLAY:
+            hand = self.hands[seat]
+            if self.trick_cards:
+                eff = EFF[self.trump]
+                led = eff[self.trick_cards[0]]
+                follow = [c for c in hand if eff[c] == led]
+                if follow:
+                    follow.sort()
+                    return follow
+            return sorted(hand)
+        if phase == _BID1:
+            if seat == self.dealer:
+                return [PASS, PICK_UP, PICK_UP_ALONE]
+            return [PASS, ORDER_UP, ORDER_UP_ALONE]
+        if phase == _BID2:
+            up = SUIT[self.upcard]
+            names = [NAME + s for s in range(4) if s != up] + [NAME_ALONE + s for s in range(4) if s != up]
+            if seat == self.dealer and self.options.stick_the_dealer:
+                return names
+            return [PASS, *names]
+        if phase == _DISCARD:
+            up = self.upcard
+            return sorted(DISCARD + c for c in self.hands[seat] if c != up)
+        if phase == _DEFEND:
+            return [PASS, DEFEND_ALONE]
+        return []
+
+    def apply(self, action: int, seat: int | None = None) -> None:
+        phase = self.phase
+        if phase == _PLAY and seat is not None and seat == self.turn:
+            hand = self.hands[seat]
+            if action in hand:
+                cards = self.trick_cards
+                if cards:
+                    eff = EFF[self.trump]
+                    led = eff[cards[0]]
+                    if eff[action] != led:
+                        for c in hand:
+                            if eff[c] == led:
+                                raise IllegalAction(f"{CARD_STR[action]}: follow suit ({CARD_STR[c]} is in hand)")
+                self._play(action, seat, hand)
+                return
+        elif phase == _DEAL and seat is None:
+            deck = self.deck
+            hand = self.hands[self.deal_seat]
+            if len(hand) < HAND - 1 and action in deck:
+                deck.remove(action)
+                hand.append(action)
+                return
+        if phase == _OVER:
+            raise IllegalAction("the game is over")
+        if phase <= _UPCARD:
+            if seat is not None:
+                raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
+            self._chance(action)
+            return
+        seat = self._seat_for(seat)
+        if action not in self.legal_actions(seat):
+            raise IllegalAction(f"{_name(action)} is not legal for seat {seat} now")
+        if phase == _PLAY:
+            self._play(action, seat, self.hands[seat])
+        elif phase == _BID1 or phase == _BID2:
+            self._bid(action, seat)
+        elif phase == _DISCARD:
+            self._discard(action, seat)
+        else:
+            self._defend(action, seat)
+
+    # -- chance steps ---------------------------------------------------------------------------
+    def _chance(self, action: int) -> None:
+        phase = self.phase
+        if phase == _DEALER:
+            if not DEALER <= action < DEALER + 4:
+                raise IllegalAction(f"{_name(action)} is not a choice of the first dealer")
+            self.dealer = action - DEALER
+            self.deal_seat = (self.dealer + 1) & 3
+            self.log.append({"type": "dealer", "seat": self.dealer})
+            self.phase = _DEAL
+            return
+        if action not in self.deck:
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else _name(action)
+            raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
+        self.deck.remove(action)
+        if phase == _UPCARD:
+            self.upcard = action
+            self.log.append({"type": "upcard", "deal": self.deal_no, "dealer": self.dealer,
+                             "card": CARD_STR[action]})
+            self.phase = _BID1
+            self._to((self.dealer + 1) & 3)
+            return
+        seat = self.deal_seat
+        hand = self.hands[seat]
+        hand.append(action)
+        if len(hand) == HAND:
+            self.log.append({"type": "hand", "deal": self.deal_no, "seat": seat,
+                             "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
+            if seat == self.dealer:
+                self.phase = _UPCARD
+            else:
+                self.deal_seat = (seat + 1) & 3
+
+    def _to(self, seat: int) -> None:
+        self.turn = seat
+        self._actors = (seat,)
+
+    # -- bidding --------------------------------------------------------------------------------
+    def _bid(self, action: int, seat: int) -> None:
+        log = self.log
+        if action == PASS:
+            self.passes += 1
+            log.append({"type": "bid", "seat": seat, "bid": "pass", "round": 1 if self.phase == _BID1 else 2})
+            if seat != self.dealer:
+                self._to((seat + 1) & 3)
+            elif self.phase == _BID1:
+                self.phase = _BID2
+                log.append({"type": "turn-down", "card": CARD_STR[self.upcard]})
+                self._to((seat + 1) & 3)
+            else:  # all eight passed: the hand is thrown in
+                log.append({"type": "thrown-in", "deal": self.deal_no})
+                self._end_deal(None)
+            return
+        self.maker = seat
+        log.append({"type": "bid", "seat": seat, "bid": _BID_NAMES.get(action) or GAME.action_to_str(action),
+                    "round": 1 if self.phase == _BID1 else 2})
+        if self.phase == _BID1:
+            self.trump = SUIT[self.upcard]
+            self.alone = action in (ORDER_UP_ALONE, PICK_UP_ALONE)
+        else:
+            self.alone = action >= NAME_ALONE
+            self.trump = action - (NAME_ALONE if self.alone else NAME)
+        if self.alone:
+            self.out = (seat + 2) & 3
+        log.append({"type": "trump", "deal": self.deal_no, "maker": seat, "suit": SUIT_LETTERS[self.trump],
+                    "alone": self.alone, "out": self.out if self.out >= 0 else None})
+        dealer = self.dealer
+        if self.phase == _BID1 and self.out != dealer:
+            self.hands[dealer].append(self.upcard)
+            self.up_taken = True
+            log.append({"type": "pickup", "seat": dealer, "card": CARD_STR[self.upcard]})
+            self.phase = _DISCARD
+            self._to(dealer)
+            return
+        self._after_trump()
+
+    def _discard(self, action: int, seat: int) -> None:
+        card = action - DISCARD
+        self.hands[seat].remove(card)
+        self.discarded = card
+        self.log.append({"type": "discard", "seat": seat, "card": CARD_STR[card], "to": [seat]})
+        self._after_trump()
+
+    def _after_trump(self) -> None:
+        if self.options.lone_defender:
+            self.phase = _DEFEND
+            first = (self.dealer + 1) & 3
+            if team_of(first) == team_of(self.maker):
+                first = (first + 1) & 3
+            self._to(first)
+        else:
+            self._start_play()
+
+    def _defend(self, action: int, seat: int) -> None:
+        if action == DEFEND_ALONE:
+            self.defender = seat
+            self.log.append({"type": "bid", "seat": seat, "bid": "defend alone", "round": 0})
+            self._start_play()
+            return
+        self.log.append({"type": "bid", "seat": seat, "bid": "pass", "round": 0})
+        partner = (seat + 2) & 3
+        # Defenders are asked in order from the dealer's left: the partner is asked next unless
+        # they were asked already.
+        if (partner - self.dealer - 1) & 3 > (seat - self.dealer - 1) & 3:
+            self._to(partner)
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.phase = _PLAY
+        self.trick = 0
+        lead = (self.dealer + 1) & 3
+        while not self._active(lead):
+            lead = (lead + 1) & 3
+        self.leader = lead
+        self._to(lead)
+
+    def _active(self, seat: int) -> bool:
+        if self.out == seat:
+            return False
+        return not (self.defender >= 0 and seat == ((self.defender + 2) & 3))
+
+    def _next_active(self, seat: int) -> int:
+        seat = (seat + 1) & 3
+        while not self._active(seat):
+            seat = (seat + 1) & 3
+        return seat
+
+    # -- play -----------------------------------------------------------------------------------
+    def _play(self, card: int, seat: int, hand: list[int]) -> None:
+        hand.remove(card)
+        self.played[seat].append(card)
+        cards = self.trick_cards
+        cards.append(card)
+        self.trick_seats.append(seat)
+        active = 4 - (self.out >= 0) - (self.defender >= 0)
+        if len(cards) < active:
+            nxt = (seat + 1) & 3
+            if nxt == self.out or (self.defender >= 0 and nxt == ((self.defender + 2) & 3)):
+                nxt = self._next_active(nxt)
+            self.turn = nxt
+            self._actors = (nxt,)
+            return
+        power = POWER[self.trump][EFF[self.trump][cards[0]]]
+        best = 0
+        winner = 0
+        for i, c in enumerate(cards):
+            p = power[c]
+            if p > best:
+                best, winner = p, i
+        win_seat = self.trick_seats[winner]
+        self.won[win_seat] += 1
+        self.trick += 1
+        self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick, "leader": self.leader,
+                         "seats": self.trick_seats, "cards": [CARD_STR[c] for c in cards],
+                         "winner": win_seat, "trump": SUIT_LETTERS[self.trump]})
+        self.trick_cards = []
+        self.trick_seats = []
+        if self.trick == HAND:
+            self._end_deal(self.maker)
+            return
+        self.leader = win_seat
+        self.turn = win_seat
+        self._actors = (win_seat,)
+
+    def _end_deal(self, maker: int | None) -> None:
+        points = [0, 0]
+        teams = [self.won[0] + self.won[2], self.won[1] + self.won[3]]
+        outcome = "thrown in"
+        if maker is not None:
+            mt = team_of(maker)
+            made = teams[mt]
+            if made == 5:
+                points[mt] = 4 if self.alone else 2
+                outcome = "alone march" if self.alone else "march"
+            elif made >= 3:
+                points[mt] = 1
+                outcome = "made"
+            else:
+                points[1 - mt] = 4 if self.defender >= 0 else 2
+                outcome = "euchred alone" if self.defender >= 0 else "euchred"
+        self.totals[0] += points[0]
+        self.totals[1] += points[1]
+        summary: dict[str, Any] = {"deal": self.deal_no, "dealer": self.dealer, "maker": maker,
+                                   "trump": SUIT_LETTERS[self.trump] if self.trump >= 0 else None,
+                                   "alone": self.alone, "defender": self.defender if self.defender >= 0 else None,
+                                   "tricks": teams, "outcome": outcome, "points": points}
+        self.history.append(summary)
+        self.log.append({"type": "score", **summary, "totals": list(self.totals)})
+        opts = self.options
+        if (opts.deals is not None and self.deal_no >= opts.deals) or max(self.totals) >= opts.target:
+            self.phase = _OVER
+            self.turn = -1
+            self._actors = ()
+            self.log.append({"type": "end", "totals": list(self.totals),
+                             "placings": list(self.result().placings[:2])})
+            return
+        self.dealer = (self.dealer + 1) & 3
+        self._start_deal()
+
+    def result(self) -> Result:
+        if self.phase != _OVER:
+            raise IllegalAction("the game is not over")
+        t = self.totals
+        team_place = (1 if t[0] >= t[1] else 2, 1 if t[1] >= t[0] else 2)
+        return Result((t[0], t[1], t[0], t[1]), (team_place[0], team_place[1], team_place[0], team_place[1]),
+                      {"teams": list(t), "deals": [dict(h) for h in self.history]})
+
+    # -- information ----------------------------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        phase = self.phase
+        in_deal = phase > _UPCARD and phase != _OVER
+        v: View = {
+            "game": GAME.id,
+            "players": 4,
+            "seat": seat,
+            "phase": Phase(phase).name.lower(),
+            "deal": self.deal_no,
+            "dealer": self.dealer if self.dealer >= 0 else None,
+            "upcard": CARD_STR[self.upcard] if self.upcard >= 0 else None,
+            "up_taken": self.up_taken,
+            "trump": SUIT_LETTERS[self.trump] if self.trump >= 0 else None,
+            "maker": self.maker if self.maker >= 0 else None,
+            "alone": self.alone,
+            "defender": self.defender if self.defender >= 0 else None,
+            "out": [s for s in range(4) if not self._active(s)] if in_deal else [],
+            "leader": self.leader if self.leader >= 0 else None,
+            "table": [[s, CARD_STR[c]] for s, c in zip(self.trick_seats, self.trick_cards)],
+            "trick": min(self.trick + 1, HAND),
+            "tricks": list(self.won),
+            "team_tricks": [self.won[0] + self.won[2], self.won[1] + self.won[3]],
+            "hand_sizes": [len(h) for h in self.hands],
+            "to_act": list(self._actors),
+            "totals": list(self.totals),
+            "target": self.options.target,
+            "log": self.visible_log(seat),
+        }
+        if seat is not None:
+            v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
+            v["discard"] = CARD_STR[self.discarded] if seat == self.dealer and self.discarded >= 0 else None
+        if phase == _OVER:
+            v["result"] = self.result().to_dict()
+        return v
+
+    def voids(self) -> list[set[int]]:
+        """The effective suits each seat has shown it lacks (by not following) in this deal."""
+        out: list[set[int]] = [set(), set(), set(), set()]
+        if self.trump < 0:
+            return out
+        eff = EFF[self.trump]
+        tricks: list[tuple[list[int], list[int]]] = []
+        for e in self.log[self.deal_log_start:]:
+            if e["type"] == "trick":
+                tricks.append((e["seats"], [card_id(c) for c in e["cards"]]))
+        tricks.append((self.trick_seats, self.trick_cards))
+        for seats, cards in tricks:
+            if not cards:
+                continue
+            led = eff[cards[0]]
+            for s, c in zip(seats[1:], cards[1:]):
+                if eff[c] != led:
+                    out[s].add(led)
+        return out
+
+    def resample(self, seat: int, rng: random.Random) -> EuchreState:
+        world = self.clone()
+        others = [s for s in range(4) if s != seat]
+        # What ``seat`` knows: its own hand, the up-card (in the dealer's hand once picked up, since
+        # the dealer may not discard it), and every card played.
+        known_up = self.up_taken and self.upcard in self.hands[self.dealer]
+        pool: list[int] = []
+        sizes: dict[int, int] = {}
+        for s in others:
+            h = [c for c in self.hands[s] if not (known_up and s == self.dealer and c == self.upcard)]
+            pool.extend(h)
+            sizes[s] = len(h)
+        hidden_discard = self.discarded >= 0 and seat != self.dealer
+        if hidden_discard:
+            pool.append(self.discarded)
+        pool.extend(self.deck)
+        voids = self.voids()
+        order = sorted(others, key=lambda s: -len(voids[s]))
+        eff = EFF[self.trump] if self.trump >= 0 else None
+        assignment: dict[int, list[int]] | None = None
+        for _attempt in range(30):
+            rng.shuffle(pool)
+            rest = list(pool)
+            assignment = {}
+            ok = True
+            for s in order:
+                if eff is not None and voids[s]:
+                    allowed = [c for c in rest if eff[c] not in voids[s]]
+                else:
+                    allowed = rest
+                if len(allowed) < sizes[s]:
+                    ok = False
+                    break
+                take = allowed[: sizes[s]]
+                assignment[s] = take
+                taken = set(take)
+                rest = [c for c in rest if c not in taken]
+            if ok:
+                break
+            assignment = None
+        if assignment is None:  # no deal respects the voids (cannot happen in a real game): ignore them
+            rng.shuffle(pool)
+            rest = list(pool)
+            assignment = {}
+            for s in others:
+                assignment[s] = rest[: sizes[s]]
+                del rest[: sizes[s]]
+        else:
+            used = {c for cards in assignment.values() for c in cards}
+            rest = [c for c in pool if c not in used]
+        for s in others:
+            new = list(assignment[s])
+            if known_up and s == self.dealer:
+                new.append(self.upcard)
+            world.hands[s] = new
+        if hidden_discard:
+            world.discarded = rest.pop()
+        world.deck = rest
+        # Rewrite the private events of this deal to match the new hands.
+        log = world.log
+        for i in range(self.deal_log_start, len(log)):
+            e = log[i]
+            if "to" not in e or e["seat"] == seat:
+                continue
+            s = e["seat"]
+            if e["type"] == "hand":
+                dealt = world.played[s] + world.hands[s]
+                if s == self.dealer and self.up_taken:
+                    dealt = [c for c in dealt if c != self.upcard]
+                    if world.discarded >= 0:
+                        dealt.append(world.discarded)
+                log[i] = {**e, "cards": [CARD_STR[c] for c in sorted(dealt)]}
+            elif e["type"] == "discard":
+                log[i] = {**e, "card": CARD_STR[world.discarded]}
+        return world
+
+    def clone(self) -> EuchreState:
+        c = EuchreState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c.log = list(self.log)
+        c.phase = self.phase
+        c.deal_no = self.deal_no
+        c.dealer = self.dealer
+        c.hands = [list(h) for h in self.hands]
+        c.deck = list(self.deck)
+        c.deal_seat = self.deal_seat
+        c.upcard = self.upcard
+        c.up_taken = self.up_taken
+        c.passes = self.passes
+        c.trump = self.trump
+        c.maker = self.maker
+        c.alone = self.alone
+        c.defender = self.defender
+        c.out = self.out
+        c.discarded = self.discarded
+        c.leader = self.leader
+        c.turn = self.turn
+        c.trick = self.trick
+        c.trick_cards = list(self.trick_cards)
+        c.trick_seats = list(self.trick_seats)
+        c.won = list(self.won)
+        c.played = [list(p) for p in self.played]
+        c.totals = list(self.totals)
+        c.history = list(self.history)
+        c.deal_log_start = self.deal_log_start
+        c._actors = self._actors
+        return c
+
+
+def _name(action: int) -> str:
+    try:
+        return GAME.action_to_str(action)
+    except NotationError:
+        return repr(action)
+
+
+# -- explanations -------------------------------------------------------------------------------
+
+def _pretty(card: str) -> str:
+    return Card.parse(card).pretty
+
+
+def _suit(letter: str) -> str:
+    return Suit.parse(letter).symbol
+
+
+def describe_event(event: Event, names: Sequence[str]) -> str:
+    """One line that tells people what happened and, for a trick, why."""
+    kind = event["type"]
+    if kind == "dealer":
+        return f"{names[event['seat']]} deals first."
+    if kind == "hand":
+        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+    if kind == "upcard":
+        return f"Deal {event['deal']}, dealer {names[event['dealer']]}: the up-card is {_pretty(event['card'])}."
+    if kind == "bid":
+        return f"{names[event['seat']]}: {event['bid']}."
+    if kind == "turn-down":
+        return f"Everyone passed: {_pretty(event['card'])} is turned down; name another suit."
+    if kind == "thrown-in":
+        return "Everyone passed again: the hand is thrown in and the deal passes on."
+    if kind == "trump":
+        alone = f", going alone ({names[event['out']]} sits out)" if event["alone"] else ""
+        return f"Trump is {_suit(event['suit'])}, made by {names[event['maker']]}{alone}."
+    if kind == "pickup":
+        return f"{names[event['seat']]} picks up {_pretty(event['card'])} and discards a card face down."
+    if kind == "discard":
+        return f"{names[event['seat']]} discards {_pretty(event['card'])}."
+    if kind == "trick":
+        return _describe_trick(event, names)
+    if kind == "score":
+        return _describe_score(event, names)
+    if kind == "end":
+        t = event["totals"]
+        winner = 0 if t[0] > t[1] else 1
+        if t[0] == t[1]:
+            return f"Final: {t[0]} to {t[1]}, a tie."
+        return (f"Final: {names[winner]} and {names[winner + 2]} win {t[winner]} to {t[1 - winner]}.")
+    return str(event)
+
+
+def _describe_trick(e: Event, names: Sequence[str]) -> str:
+    cards = e["cards"]
+    played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in zip(e["seats"], cards))
+    trump = int(Suit.parse(e["trump"]))
+    ids = [card_id(c) for c in cards]
+    win_card = ids[e["seats"].index(e["winner"])]
+    if win_card == RIGHT_BOWER[trump]:
+        how = "the right bower"
+    elif win_card == LEFT_BOWER[trump]:
+        how = "the left bower"
+    elif EFF[trump][win_card] == trump:
+        how = "the highest trump" if any(EFF[trump][c] == trump for c in ids if c != win_card) else "the only trump"
+    else:
+        how = "the highest card of the suit led"
+    return (f"Trick {e['trick']}: {played}. {names[e['winner']]} wins with "
+            f"{_pretty(cards[e['seats'].index(e['winner'])])}, {how}.")
+
+
+def _describe_score(e: Event, names: Sequence[str]) -> str:
+    t0, t1 = e["totals"]
+    if e["maker"] is None:
+        return f"Deal {e['deal']} thrown in, no score. Score {t0}-{t1}."
+    maker = e["maker"]
+    mt = maker & 1
+    team = f"{names[mt]} and {names[mt + 2]}"
+    made = e["tricks"][mt]
+    pts = e["points"]
+    if e["outcome"].startswith("euchred"):
+        d = 1 - mt
+        what = f"euchred with {made} tricks: {names[d]} and {names[d + 2]} score {pts[d]}"
+    else:
+        what = f"take {made} tricks ({e['outcome']}): {pts[mt]} point{'s' if pts[mt] != 1 else ''}"
+    return f"Deal {e['deal']}: {team} {what}. Score {t0}-{t1}."
