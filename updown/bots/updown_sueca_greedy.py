@@ -1,0 +1,137 @@
+"""``greedy``: a rule-based Up&Down (Sueca) player that reads only its own view.
+
+* Trump: the suit where its cards are strongest (count and rank); clubs only when clearly strongest,
+  since clubs double the penalty as well as the tricks.
+* Play or sit out: each card gets a chance of taking a trick (high trumps most, then off-suit aces
+  and sevens); it plays when the expected tricks outweigh the penalty of taking none
+  (``E[tricks] > penalty x P(no trick)``), a little more boldly when its score is low, since every
+  trick then brings it close to 0, and when few others have chosen to play.
+* Exchange: throws its off-suit cards below the seven (they rarely win) and keeps trumps, aces, sevens.
+* Tricks: on lead, a card that is the best left of its suit (a trump first), else its lowest
+  off-suit card; following, the cheapest card that wins if it is the last to play, else the strongest
+  winner; when nothing wins, its least useful card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from updown.bots.base import Bot
+from updown.core.protocol import View
+from updown.games.updown_sueca import (
+    DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, card_id, strength, suit_of,
+)
+
+_TRUMP_CHANCE = (0.35, 0.35, 0.38, 0.4, 0.42, 0.5, 0.6, 0.72, 0.85, 1.0)  # by strength 2..A
+_SIDE_CHANCE = (0, 0, 0, 0, 0, 0.02, 0.04, 0.12, 0.3, 0.6)
+
+
+class UpDownSuecaGreedy(Bot):
+    name = "greedy"
+    description = "rule-based: plays on a strong hand, swaps weak side cards, wins tricks cheaply"
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        phase = view["phase"]
+        hand = [card_id(c) for c in view["hand"]]
+        if phase == "trump":
+            return self._trump(hand, legal)
+        trump = "CDHS".index(view["trump"])
+        if phase == "decide":
+            return self._decide(view, hand, trump)
+        if phase == "exchange":
+            return self._exchange(legal, trump)
+        return self._play(view, hand, legal, trump)
+
+    # -- before the tricks ----------------------------------------------------------------------
+    @staticmethod
+    def _trump(hand: list[int], legal: Sequence[int]) -> int:
+        def value(suit: int) -> float:
+            v = sum(1.0 + strength(c) / 3 for c in hand if suit_of(c) == suit)
+            return v - (1.0 if suit == 0 else 0.0)
+
+        options = [a for a in legal if TRUMP <= a < TRUMP + 4]
+        return max(options, key=lambda a: (value(a - TRUMP), -a))
+
+    @staticmethod
+    def _chances(hand: list[int], trump: int) -> list[float]:
+        return [(_TRUMP_CHANCE if suit_of(c) == trump else _SIDE_CHANCE)[strength(c)] for c in hand]
+
+    def _decide(self, view: View, hand: list[int], trump: int) -> int:
+        chances = self._chances(hand, trump)
+        expected = sum(chances)
+        none = 1.0
+        for p in chances:
+            none *= 1.0 - p
+        # A few weak side cards will be swapped: a small bonus for the exchange.
+        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < 8)
+        expected += 0.15 * weak
+        none *= 0.9 ** weak
+        boldness = 1.0
+        if view["scores"][self.seat] <= 10:
+            boldness = 1.3
+        playing = sum(1 for d in view["decisions"] if d == "play")
+        sitting = sum(1 for d in view["decisions"] if d == "sit out")
+        if sitting >= 2 and playing <= 1:
+            boldness *= 1.2
+        return PLAY if boldness * expected > 5.0 * none else SIT_OUT
+
+    @staticmethod
+    def _exchange(legal: Sequence[int], trump: int) -> int:
+        for a in legal:
+            if DISCARD <= a < DISCARD + NUM_CARDS:
+                c = a - DISCARD
+                if suit_of(c) != trump and strength(c) < 8:
+                    return a
+        return DONE
+
+    # -- the tricks -----------------------------------------------------------------------------
+    def _play(self, view: View, hand: list[int], legal: Sequence[int], trump: int) -> int:
+        seen: set[int] = set(hand)
+        for event in view["log"]:
+            if event["type"] == "trick" and event["deal"] == view["deal"]:
+                seen.update(card_id(c) for _, c in event["cards"])
+        table = [(s, card_id(c)) for s, c in view["table"]]
+        seen.update(c for _, c in table)
+        if not table:
+            return self._lead(list(legal), seen, trump)
+        led = suit_of(table[0][1])
+
+        def key(card: int) -> int:
+            s = suit_of(card)
+            return 100 + card if s == trump else (card if s == led else -1)
+
+        best = max(key(c) for _, c in table)
+        playing = [s for s, d in enumerate(view["decisions"]) if d == "play"]
+        last = len(table) == len(playing) - 1
+        winners = [c for c in legal if key(c) > best]
+        if winners:
+            if last:
+                return min(winners, key=key)
+            return max(winners, key=key)
+        # Nothing wins: keep trumps and high cards, throw the weakest.
+        return min(legal, key=lambda c: (suit_of(c) == trump, strength(c), c))
+
+    @staticmethod
+    def _lead(legal: list[int], seen: set[int], trump: int) -> int:
+        if len(legal) == 1:
+            return legal[0]
+
+        def boss(card: int) -> bool:
+            s = suit_of(card)
+            return all(other in seen for other in range(card + 1, s * 10 + 10))
+
+        trumps = [c for c in legal if suit_of(c) == trump]
+        boss_trumps = [c for c in trumps if boss(c)]
+        if boss_trumps:
+            return max(boss_trumps)
+        side_bosses = [c for c in legal if suit_of(c) != trump and boss(c)]
+        if side_bosses:
+            return max(side_bosses, key=strength)
+        side = [c for c in legal if suit_of(c) != trump]
+        if side:
+            return min(side, key=strength)
+        return min(legal)
+
+
+GAME_ID = "updown-sueca"
+BOTS = {"greedy": UpDownSuecaGreedy}

@@ -1,0 +1,883 @@
+"""Up&Down with Sueca ranks (the Portuguese race from 20 points down to 0), rules 001 in ``shared/rules``.
+
+Rules in brief. Four players, all against all, each starting at 20 points. 40 cards (no 8, 9, 10),
+ranked in every suit A 7 K J Q 6 5 4 3 2. Play passes to the right. The dealer gives three cards to
+each player, starting on his right; that first player chooses the trump: any suit, or "turn" the next
+card they would receive (everyone sees it, its suit is trump, it stays in their hand). Then two more
+cards each, in the same order. Hearts trump: everyone must play. Clubs trump: tricks count double.
+In turn from the chooser, each player decides to play or sit out; a player who plays may exchange
+cards with the stock (the 20 undealt cards), and a player who exchanges must play. Forced to play:
+the trump chooser, anyone at 5 points or less, anyone who sat out the two previous deals, and
+everyone when hearts are trump. If only one player plays, they take all five tricks without play.
+The chooser leads; whoever leads holding the ace of trumps must lead it; follow suit if you can;
+otherwise play a trump, unless you have none or only trumps lower than one already on the table; if
+a trump is on the table and you cannot follow, play a higher trump if you have one. Highest trump
+wins, else the highest card of the suit led; the winner leads the next trick. Scoring: each player
+who played and took tricks subtracts their tricks (2 each with clubs); one who played and took none
+adds 5 (10 with clubs); sitting out changes nothing. Deals repeat, the dealer moving to the right,
+until someone is at 0 or less: the winner. RISCOS settlement: the winner receives the losers' final
+scores, each loser pays their own; leaving a match costs 100 RISCOS.
+
+Readings the project takes (see ``docs/notes-updown-sueca.md``):
+
+* Seats are numbered in playing order, counter-clockwise: seat ``s + 1`` (mod 4) sits on seat
+  ``s``'s right and acts after it. The first dealer is seat 0; the deal passes to ``dealer + 1``.
+  The chooser is ``dealer + 1``.
+* Each deal is dealt in packets: three cards to each seat from the chooser round to the dealer, the
+  trump choice, then two each in the same order. Every card dealt, the turned card and every card
+  drawn from the stock is a recorded chance outcome (labels ``deal S``, ``turn``, ``draw S``).
+* The turned card is the first card of the chooser's second packet; the chooser then gets one more.
+* Decisions go in turn from the chooser to the dealer; each player decides (``play``/``sit out``;
+  a forced player does not decide, the ``plays`` event gives the reason), then, if playing,
+  discards cards one at a time (``discard 3H``) and says ``done``; the stock then deals as many
+  cards as were discarded. Discards are set aside face down, not returned to the stock (20 stock
+  cards always cover four players exchanging five). Others see how many cards were exchanged.
+* Whoever leads a trick holding the ace of trumps must lead it (every trick, not only the first).
+* A player who cannot follow and holds only trumps lower than one on the table may play any card.
+* Option ``regional``: hearts double the tricks (and the zero-trick penalty is 10) and clubs force
+  everyone to play; clubs then count single. Option ``exchange_limit``: at most that many cards.
+* End: after a deal's scoring, if any seat is at 0 or less the match ends. The winner is the lowest
+  score; ties go to the one with more tricks in the last deal, then the first in playing order from
+  that deal's chooser.
+* Leaving: ``leave`` is accepted for any seat that has not left, at any point before the end. The
+  seat goes on (a bot plays it) but its player pays 100 RISCOS to the house and takes no part in
+  the settlement. The settlement winner is the best-placed seat that has not left (same ordering);
+  every other seat that has not left pays ``max(score, 0)`` to that winner. Seats that left are
+  placed after every seat that stayed. RISCOS and the house always sum to zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from updown.core.cards import Card, Suit
+from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.options import GameOptions
+from updown.core.protocol import Event, Game, Result, State, View
+
+# -- the deck -------------------------------------------------------------------------------------
+
+RANKS: tuple[int, ...] = (2, 3, 4, 5, 6, 12, 11, 13, 7, 14)
+"""Ranks from low to high in Sueca order: 2 3 4 5 6 Q J K 7 A."""
+DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
+"""Card id ``i`` is ``DECK[i]``: suit ``i // 10`` (C, D, H, S), strength ``i % 10`` (A is 9)."""
+NUM_CARDS = len(DECK)  # 40
+CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
+_CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+PLAYERS = 4
+HAND = 5
+FIRST_PACKET = 3
+START_SCORE = 20
+LEAVE_PENALTY = 100
+CLUBS, DIAMONDS, HEARTS, SPADES = (int(s) for s in Suit)
+
+# -- action ids: one space for decisions and chance outcomes -------------------------------------
+
+DISCARD = NUM_CARDS  # 40..79: discard card ``a - DISCARD`` for the exchange
+TRUMP = DISCARD + NUM_CARDS  # 80..83: choose Suit(a - TRUMP) as trump
+TURN = TRUMP + 4  # 84: turn the next card
+PLAY = TURN + 1  # 85
+SIT_OUT = PLAY + 1  # 86
+DONE = SIT_OUT + 1  # 87: end of discarding
+NUM_ACTIONS = DONE + 1  # 88 actions that can be legal: 0..87
+LEAVE = 100
+"""Leaving (``State.leave_action``) is never legal, so it stands apart from the legal ids."""
+
+
+def card_id(card: Card | str) -> int:
+    """The id of a card in this game's deck; raises NotationError for cards not in it."""
+    c = Card.parse(card) if isinstance(card, str) else card
+    try:
+        return _CARD_ID[c]
+    except KeyError:
+        raise NotationError(f"{c} is not in the Sueca deck (no 8, 9 or 10)") from None
+
+
+def suit_of(card: int) -> int:
+    return card // 10
+
+
+def strength(card: int) -> int:
+    return card % 10
+
+
+@dataclasses.dataclass(frozen=True)
+class UpDownSuecaOptions(GameOptions):
+    regional: bool = dataclasses.field(
+        default=False, metadata={"help": "regional variant: hearts double the tricks, clubs force everyone to play"}
+    )
+    exchange_limit: int | None = dataclasses.field(
+        default=None, metadata={"help": "most cards a player may exchange (default: all five)"}
+    )
+
+    def check(self, players: int) -> None:
+        if players != PLAYERS:
+            raise OptionsError(f"Up&Down (Sueca) is for 4 players, not {players}")
+        if self.exchange_limit is not None and not 0 <= self.exchange_limit <= HAND:
+            raise OptionsError(f"exchange_limit must be 0 to {HAND}, not {self.exchange_limit}")
+
+    @property
+    def all_play_suit(self) -> int:
+        return CLUBS if self.regional else HEARTS
+
+    @property
+    def double_suit(self) -> int:
+        return HEARTS if self.regional else CLUBS
+
+    @property
+    def limit(self) -> int:
+        return HAND if self.exchange_limit is None else self.exchange_limit
+
+
+class Phase(IntEnum):
+    DEAL = 0  # chance: the first packets (three cards each)
+    TURN = 1  # chance: the turned card
+    DEAL2 = 2  # chance: the second packets (two each)
+    DRAW = 3  # chance: cards from the stock for an exchange
+    TRUMP = 4  # the chooser names a suit or turns
+    DECIDE = 5  # play or sit out
+    EXCHANGE = 6  # discard cards one at a time, then done
+    TRICK = 7  # play a card
+    OVER = 8
+
+
+_DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER = (int(p) for p in Phase)
+
+
+class UpDownSuecaGame(Game[UpDownSuecaOptions]):
+    id = "updown-sueca"
+    name = "Up&Down (Sueca)"
+    min_players = 4
+    max_players = 4
+    rulebook = "001_5d1047c9428b4060.txt"
+    Options = UpDownSuecaOptions
+    bench_players = 4
+
+    def _new_state(self, players: int, options: UpDownSuecaOptions) -> UpDownSuecaState:
+        return UpDownSuecaState(self, players, options)
+
+    def action_to_str(self, action: int) -> str:
+        if 0 <= action < NUM_CARDS:
+            return CARD_STR[action]
+        if DISCARD <= action < DISCARD + NUM_CARDS:
+            return f"discard {CARD_STR[action - DISCARD]}"
+        if TRUMP <= action < TRUMP + 4:
+            return f"trump {Suit(action - TRUMP).letter}"
+        names = {TURN: "turn", PLAY: "play", SIT_OUT: "sit out", DONE: "done", LEAVE: "leave"}
+        if action in names:
+            return names[action]
+        raise NotationError(f"{action} is not an Up&Down (Sueca) action id (0 to {NUM_ACTIONS - 1}, {LEAVE})")
+
+    def parse_action(self, text: str) -> int:
+        t = " ".join(text.strip().split())
+        low = t.lower()
+        words = {"turn": TURN, "play": PLAY, "sit out": SIT_OUT, "sit": SIT_OUT, "sitout": SIT_OUT,
+                 "pass": SIT_OUT, "done": DONE, "keep": DONE, "leave": LEAVE}
+        if low in words:
+            return words[low]
+        head, _, rest = t.partition(" ")
+        if head.lower() in ("discard", "swap", "exchange") and rest:
+            return DISCARD + card_id(rest)
+        if head.lower() == "trump" and rest:
+            return TRUMP + Suit.parse(rest)
+        try:
+            card = Card.parse(t)
+        except NotationError:
+            raise NotationError(
+                f"{text!r} is not an Up&Down (Sueca) action (write a card like 7S, trump H, turn, "
+                "play, sit out, discard 3H, done or leave)"
+            ) from None
+        return card_id(card)
+
+    def describe(self, event: Event, names: Sequence[str]) -> str:
+        return describe_event(event, names)
+
+
+GAME = UpDownSuecaGame()
+
+
+class UpDownSuecaState(State):
+    def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
+                 _empty: bool = False):
+        self.game = game
+        self.players = players
+        self.options = options
+        if _empty:
+            return
+        self.log: list[Event] = []
+        self.scores = [START_SCORE] * PLAYERS
+        self.sat_out = [0] * PLAYERS  # consecutive deals sat out, up to the previous deal
+        self.left: list[bool] = [False] * PLAYERS
+        self.dealer = PLAYERS - 1  # _start_deal moves it on to seat 0
+        self.deal_no = 0
+        self.history: list[dict[str, Any]] = []
+        self.winner = -1
+        self._start_deal()
+
+    # -- setup ----------------------------------------------------------------------------------
+    def _start_deal(self) -> None:
+        self.deal_no += 1
+        self.dealer = (self.dealer + 1) % PLAYERS
+        self.chooser = (self.dealer + 1) % PLAYERS
+        self.deal_log_start = len(self.log)
+        self.phase = _DEAL
+        self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
+        self.hands: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.packet1: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.packet2: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.discards: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.drawn: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.played: list[list[int]] = [[] for _ in range(PLAYERS)]
+        self.current = self.chooser  # seat being dealt to, deciding, exchanging, or to play
+        self.trump = -1
+        self.turned = -1
+        self.decision: list[int | None] = [None] * PLAYERS  # PLAY / SIT_OUT
+        self.forced: list[str | None] = [None] * PLAYERS
+        self.exchanged: list[int | None] = [None] * PLAYERS
+        self.to_draw = 0
+        self.leader = -1
+        self.trick_no = 0
+        self.table: list[tuple[int, int]] = []
+        self.tricks = [0] * PLAYERS
+        # What each seat's play revealed it does not hold: per seat, (suit, above) pairs meaning
+        # "no card of ``suit`` stronger than ``above``" (above -1: none of the suit at all).
+        self.voids: list[list[tuple[int, int]]] = [[] for _ in range(PLAYERS)]
+        self.log.append({"type": "deal", "deal": self.deal_no, "dealer": self.dealer,
+                         "chooser": self.chooser, "scores": list(self.scores)})
+
+    # -- who acts -------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == _OVER
+
+    def is_chance(self) -> bool:
+        return self.phase <= _DRAW
+
+    def actors(self) -> tuple[int, ...]:
+        if self.phase >= _TRUMP and self.phase != _OVER:
+            return (self.current,)
+        return ()
+
+    # -- chance ---------------------------------------------------------------------------------
+    def chance_label(self) -> str:
+        phase = self.phase
+        if phase == _DEAL or phase == _DEAL2:
+            return f"deal {self.current}"
+        if phase == _TURN:
+            return "turn"
+        if phase == _DRAW:
+            return f"draw {self.current}"
+        raise IllegalAction("this is not a chance step")
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.is_chance():
+            raise IllegalAction("this is not a chance step")
+        p = 1.0 / len(self.deck)
+        return [(c, p) for c in self.deck]
+
+    def sample_chance(self, rng: random.Random) -> int:
+        if not self.is_chance():
+            raise IllegalAction("this is not a chance step")
+        return rng.choice(self.deck)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        phase = self.phase
+        if phase < _TRUMP or phase == _OVER or seat != self.current:
+            return []
+        if phase == _TRICK:
+            return self._playable(seat)
+        if phase == _DECIDE:
+            return [PLAY, SIT_OUT]
+        if phase == _EXCHANGE:
+            out = [DONE]
+            if len(self.discards[seat]) < self.options.limit:
+                out.extend(DISCARD + c for c in sorted(self.hands[seat]))
+            return out
+        return [TRUMP + s for s in range(4)] + [TURN]  # _TRUMP
+
+    def _playable(self, seat: int) -> list[int]:
+        hand = self.hands[seat]
+        trump = self.trump
+        if not self.table:
+            ace = trump * 10 + 9
+            if ace in hand:
+                return [ace]
+            return sorted(hand)
+        led = suit_of(self.table[0][1])
+        follow = [c for c in hand if c // 10 == led]
+        if follow:
+            return sorted(follow)
+        trumps = [c for c in hand if c // 10 == trump]
+        if not trumps:
+            return sorted(hand)
+        on_table = [c for _, c in self.table if c // 10 == trump]
+        if not on_table:
+            return sorted(trumps)
+        top = max(on_table)
+        higher = [c for c in trumps if c > top]
+        return sorted(higher) if higher else sorted(hand)
+
+    def leave_action(self, seat: int) -> int | None:
+        if self.phase == _OVER or not 0 <= seat < PLAYERS or self.left[seat]:
+            return None
+        return LEAVE
+
+    def apply(self, action: int, seat: int | None = None) -> None:
+        phase = self.phase
+        if action == LEAVE:
+            if seat is None:
+                raise IllegalAction("say which seat leaves")
+            self._leave(seat)
+            return
+        if phase == _OVER:
+            raise IllegalAction("the game is over")
+        if phase <= _DRAW:
+            if seat is not None:
+                raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
+            self._chance(action)
+            return
+        seat = self._seat_for(seat)
+        if phase == _TRICK:
+            self._play(action, seat)
+        elif phase == _EXCHANGE:
+            self._exchange(action, seat)
+        elif phase == _DECIDE:
+            self._decide(action, seat)
+        else:
+            self._choose_trump(action, seat)
+
+    def _leave(self, seat: int) -> None:
+        if self.phase == _OVER:
+            raise IllegalAction("the game is over")
+        if not 0 <= seat < PLAYERS:
+            raise IllegalAction(f"there is no seat {seat}")
+        if self.left[seat]:
+            raise IllegalAction(f"seat {seat} has already left")
+        self.left[seat] = True
+        self.log.append({"type": "leave", "seat": seat, "riscos": -LEAVE_PENALTY})
+
+    # -- chance ---------------------------------------------------------------------------------
+    def _chance(self, action: int) -> None:
+        if not (0 <= action < NUM_CARDS and action in self.deck):
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else _name(action)
+            where = "stock" if self.phase == _DRAW else "undealt deck"
+            raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
+        self.deck.remove(action)
+        seat = self.current
+        self.hands[seat].append(action)
+        phase = self.phase
+        if phase == _DEAL:
+            packet = self.packet1[seat]
+            packet.append(action)
+            if len(packet) == FIRST_PACKET:
+                self.log.append({"type": "dealt", "seat": seat, "packet": 1,
+                                 "cards": [CARD_STR[c] for c in sorted(packet)], "to": [seat]})
+                self.current = (seat + 1) % PLAYERS
+                if self.current == self.chooser:
+                    self.phase = _TRUMP
+        elif phase == _TURN:
+            self.packet2[seat].append(action)
+            self.turned = action
+            self.trump = suit_of(action)
+            self.log.append({"type": "trump", "seat": seat, "suit": "CDHS"[self.trump],
+                             "turned": CARD_STR[action]})
+            self.phase = _DEAL2
+        elif phase == _DEAL2:
+            packet = self.packet2[seat]
+            packet.append(action)
+            if len(packet) == HAND - FIRST_PACKET:
+                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
+                                 "cards": [CARD_STR[c] for c in packet], "to": [seat]})
+                self.current = (seat + 1) % PLAYERS
+                if self.current == self.chooser:
+                    self._begin_decisions()
+        else:  # DRAW
+            self.drawn[seat].append(action)
+            self.log.append({"type": "draw", "seat": seat, "card": CARD_STR[action], "to": [seat]})
+            self.to_draw -= 1
+            if self.to_draw == 0:
+                self._next_decider()
+
+    # -- the trump, the decisions, the exchange -------------------------------------------------
+    def _choose_trump(self, action: int, seat: int) -> None:
+        if TRUMP <= action < TRUMP + 4:
+            self.trump = action - TRUMP
+            self.log.append({"type": "trump", "seat": seat, "suit": "CDHS"[self.trump], "turned": None})
+            self.phase = _DEAL2
+        elif action == TURN:
+            self.phase = _TURN
+        else:
+            raise IllegalAction(f"choose the trump (trump C/D/H/S) or turn the next card, not {_name(action)}")
+
+    def _begin_decisions(self) -> None:
+        self.current = self.chooser
+        self._enter_decision()
+
+    def _forced_reason(self, seat: int) -> str | None:
+        if seat == self.chooser:
+            return "chose the trump"
+        if self.trump == self.options.all_play_suit:
+            return f"{Suit(self.trump).title.capitalize()} are trump"
+        if self.scores[seat] <= 5:
+            return "has 5 points or less"
+        if self.sat_out[seat] >= 2:
+            return "sat out the two previous deals"
+        return None
+
+    def _enter_decision(self) -> None:
+        """``self.current`` is the next seat to decide: decide for it if it is forced."""
+        seat = self.current
+        reason = self._forced_reason(seat)
+        if reason is None:
+            self.phase = _DECIDE
+            return
+        self.decision[seat] = PLAY
+        self.forced[seat] = reason
+        self.log.append({"type": "plays", "seat": seat, "forced": reason})
+        self._enter_exchange()
+
+    def _enter_exchange(self) -> None:
+        if self.options.limit == 0:
+            self.exchanged[self.current] = 0
+            self._next_decider()
+        else:
+            self.phase = _EXCHANGE
+
+    def _decide(self, action: int, seat: int) -> None:
+        if action == PLAY:
+            self.decision[seat] = PLAY
+            self.log.append({"type": "plays", "seat": seat, "forced": None})
+            self._enter_exchange()
+        elif action == SIT_OUT:
+            self.decision[seat] = SIT_OUT
+            self.log.append({"type": "sits out", "seat": seat})
+            self._next_decider()
+        else:
+            raise IllegalAction(f"say play or sit out, not {_name(action)}")
+
+    def _exchange(self, action: int, seat: int) -> None:
+        if action == DONE:
+            k = len(self.discards[seat])
+            self.exchanged[seat] = k
+            self.log.append({"type": "exchange", "seat": seat, "count": k})
+            if k:
+                self.to_draw = k
+                self.phase = _DRAW
+            else:
+                self._next_decider()
+            return
+        if not DISCARD <= action < DISCARD + NUM_CARDS:
+            raise IllegalAction(f"discard a card (discard 3H) or say done, not {_name(action)}")
+        card = action - DISCARD
+        if card not in self.hands[seat]:
+            raise IllegalAction(f"{CARD_STR[card]} is not in seat {seat}'s hand")
+        if len(self.discards[seat]) >= self.options.limit:
+            raise IllegalAction(f"at most {self.options.limit} cards may be exchanged")
+        self.hands[seat].remove(card)
+        self.discards[seat].append(card)
+        self.log.append({"type": "discard", "seat": seat, "card": CARD_STR[card], "to": [seat]})
+
+    def _next_decider(self) -> None:
+        self.current = (self.current + 1) % PLAYERS
+        if self.current != self.chooser:
+            self._enter_decision()
+            return
+        playing = [s for s in range(PLAYERS) if self.decision[s] == PLAY]
+        if len(playing) == 1:
+            lone = playing[0]
+            self.tricks[lone] = HAND
+            self.log.append({"type": "lone", "seat": lone, "tricks": HAND})
+            self._score()
+            return
+        self.phase = _TRICK
+        self.leader = self.current = self.chooser
+        self.trick_no = 1
+        self.table = []
+
+    # -- the tricks -----------------------------------------------------------------------------
+    def _play(self, action: int, seat: int) -> None:
+        if not 0 <= action < NUM_CARDS:
+            raise IllegalAction(f"play a card, not {_name(action)}")
+        legal = self._playable(seat)
+        if action not in legal:
+            if action not in self.hands[seat]:
+                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
+            raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
+        if self.table:
+            self._note_voids(seat, action)
+        elif suit_of(action) != self.trump or strength(action) != 9:
+            self.voids[seat].append((self.trump, 8))  # led without the ace of trumps: does not hold it
+        self.hands[seat].remove(action)
+        self.played[seat].append(action)
+        self.table.append((seat, action))
+        nxt = (seat + 1) % PLAYERS
+        while self.decision[nxt] != PLAY:
+            nxt = (nxt + 1) % PLAYERS
+        if nxt != self.leader:
+            self.current = nxt
+            return
+        self._resolve()
+
+    def _why(self, seat: int) -> str:
+        legal = self._playable(seat)
+        if not self.table:
+            return "whoever leads holding the ace of trumps must lead it"
+        led = suit_of(self.table[0][1])
+        if suit_of(legal[0]) == led:
+            return f"follow suit ({Suit(led).symbol})"
+        on_table = [c for _, c in self.table if c // 10 == self.trump]
+        if on_table:
+            return f"play a trump higher than {Card.parse(CARD_STR[max(on_table)]).pretty}"
+        return f"without {Suit(led).symbol}, play a trump"
+
+    def _note_voids(self, seat: int, card: int) -> None:
+        """Record what not following (or not trumping) shows about the rest of ``seat``'s hand."""
+        led = suit_of(self.table[0][1])
+        s = suit_of(card)
+        if s == led:
+            return
+        voids = self.voids[seat]
+        voids.append((led, -1))
+        trump = self.trump
+        on_table = [c for _, c in self.table if c // 10 == trump]
+        if not on_table:
+            if s != trump:
+                voids.append((trump, -1))  # had to trump and did not: holds none
+        elif s != trump or card < max(on_table):
+            voids.append((trump, strength(max(on_table))))  # had to overtrump and did not
+
+    def _resolve(self) -> None:
+        led = suit_of(self.table[0][1])
+        trump = self.trump
+        best_seat, best_key = -1, -1
+        for seat, card in self.table:
+            s = suit_of(card)
+            key = 100 + card if s == trump else (card if s == led else -1)
+            if key > best_key:
+                best_seat, best_key = seat, key
+        self.tricks[best_seat] += 1
+        self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick_no,
+                         "leader": self.leader, "trump": "CDHS"[trump],
+                         "cards": [[s, CARD_STR[c]] for s, c in self.table], "winner": best_seat,
+                         "by_trump": suit_of(dict(self.table)[best_seat]) == trump and led != trump})
+        self.table = []
+        if self.trick_no == HAND:
+            self._score()
+            return
+        self.trick_no += 1
+        self.leader = self.current = best_seat
+
+    # -- scoring and the end --------------------------------------------------------------------
+    def _score(self) -> None:
+        factor = 2 if self.trump == self.options.double_suit else 1
+        changes = [0] * PLAYERS
+        for s in range(PLAYERS):
+            if self.decision[s] == PLAY:
+                changes[s] = -self.tricks[s] * factor if self.tricks[s] else 5 * factor
+                self.sat_out[s] = 0
+            else:
+                self.sat_out[s] += 1
+            self.scores[s] += changes[s]
+        self.history.append({"deal": self.deal_no, "dealer": self.dealer, "trump": "CDHS"[self.trump],
+                             "playing": [s for s in range(PLAYERS) if self.decision[s] == PLAY],
+                             "tricks": list(self.tricks), "changes": changes})
+        self.log.append({"type": "score", "deal": self.deal_no, "trump": "CDHS"[self.trump],
+                         "factor": factor, "playing": [self.decision[s] == PLAY for s in range(PLAYERS)],
+                         "tricks": list(self.tricks), "changes": changes, "scores": list(self.scores)})
+        if min(self.scores) > 0:
+            self._start_deal()
+            return
+        self.phase = _OVER
+        self.current = -1
+        order = self._order()
+        self.winner = order[0]
+        result = self.result()
+        self.log.append({"type": "end", "winner": self.winner, "scores": list(self.scores),
+                         "placings": list(result.placings), "riscos": result.details["riscos"],
+                         "house": result.details["house"]})
+
+    def _order(self) -> list[int]:
+        """Seats by standing: lowest score, then more tricks in the last deal, then playing order."""
+        chooser = self.chooser
+        return sorted(range(PLAYERS), key=lambda s: (self.scores[s], -self.tricks[s], (s - chooser) % PLAYERS))
+
+    def result(self) -> Result:
+        if self.phase != _OVER:
+            raise IllegalAction("the game is not over")
+        order = self._order()
+        stayed = [s for s in order if not self.left[s]]
+        ranked = stayed + [s for s in order if self.left[s]]
+        placings = [0] * PLAYERS
+        for i, s in enumerate(ranked):
+            if i == 0:
+                placings[s] = 1
+            else:
+                # equal standing (score, and whether the seat left) shares a place, except the winner's
+                ahead = sum(1 for o in ranked[1:] if (self.left[o], self.scores[o]) < (self.left[s], self.scores[s]))
+                placings[s] = 2 + ahead
+        riscos = [-LEAVE_PENALTY if self.left[s] else 0 for s in range(PLAYERS)]
+        house = LEAVE_PENALTY * sum(self.left)
+        settle_winner: int | None = stayed[0] if stayed else None
+        if settle_winner is not None:
+            for s in stayed[1:]:
+                pay = max(self.scores[s], 0)
+                riscos[s] -= pay
+                riscos[settle_winner] += pay
+        details = {"winner": self.winner, "settlement_winner": settle_winner, "riscos": riscos,
+                   "house": house, "left": [s for s in range(PLAYERS) if self.left[s]],
+                   "deals": [dict(h) for h in self.history]}
+        return Result(tuple(self.scores), tuple(placings), details)
+
+    # -- information ----------------------------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        v: View = {
+            "game": GAME.id,
+            "players": PLAYERS,
+            "seat": seat,
+            "phase": Phase(self.phase).name.lower(),
+            "deal": self.deal_no,
+            "dealer": self.dealer,
+            "chooser": self.chooser,
+            "trump": "CDHS"[self.trump] if self.trump >= 0 else None,
+            "turned": CARD_STR[self.turned] if self.turned >= 0 else None,
+            "trick_value": 2 if self.trump == self.options.double_suit else 1,
+            "scores": list(self.scores),
+            "sat_out": list(self.sat_out),
+            "decisions": [None if d is None else ("play" if d == PLAY else "sit out") for d in self.decision],
+            "forced": list(self.forced),
+            "discarded": [len(d) for d in self.discards],
+            "exchanged": list(self.exchanged),
+            "hand_sizes": [len(h) for h in self.hands],
+            "stock": len(self.deck),
+            "trick": self.trick_no,
+            "leader": self.leader if self.leader >= 0 else None,
+            "table": [[s, CARD_STR[c]] for s, c in self.table],
+            "tricks": list(self.tricks),
+            "to_act": list(self.actors()),
+            "left": [s for s in range(PLAYERS) if self.left[s]],
+            "options": self.options.to_dict(),
+            "log": self.visible_log(seat),
+        }
+        if seat is not None:
+            v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
+            v["my_discards"] = [CARD_STR[c] for c in self.discards[seat]]
+        if self.phase == _OVER:
+            v["result"] = self.result().to_dict()
+        return v
+
+    def resample(self, seat: int, rng: random.Random) -> UpDownSuecaState:
+        world = self.clone()
+        others = [s for s in range(PLAYERS) if s != seat]
+        turned = self.turned
+        hidden_turn = turned >= 0 and self.chooser != seat and turned not in self.played[self.chooser]
+        pool: list[int] = list(self.deck)
+        for s in others:
+            pool.extend(self.hands[s])
+            pool.extend(self.discards[s])
+        if hidden_turn:
+            pool.remove(turned)
+        for _attempt in range(30):
+            assignment = self._try_assignment(seat, others, pool, hidden_turn, rng)
+            if assignment is not None:
+                break
+        else:  # keep the real cards (always consistent); happens only for very tight constraints
+            assignment = ({s: list(self.hands[s]) for s in others},
+                          {s: list(self.discards[s]) for s in others}, list(self.deck))
+        hands, discards, stock = assignment
+        world.deck = stock
+        for s in others:
+            world.hands[s] = hands[s]
+            world.discards[s] = discards[s]
+            self._story(world, s, rng)
+        # The current deal's private events must match the new cards.
+        log = world.log
+        counters: dict[tuple[int, str], int] = {}
+        for i in range(self.deal_log_start, len(log)):
+            e = log[i]
+            if "to" not in e or e["seat"] == seat:
+                continue
+            s = e["seat"]
+            kind = e["type"]
+            if kind == "dealt":
+                packet = world.packet1[s] if e["packet"] == 1 else world.packet2[s]
+                cards = sorted(packet) if e["packet"] == 1 else packet
+                log[i] = {**e, "cards": [CARD_STR[c] for c in cards]}
+            elif kind in ("discard", "draw"):
+                k = counters.get((s, kind), 0)
+                counters[(s, kind)] = k + 1
+                source = world.discards[s] if kind == "discard" else world.drawn[s]
+                log[i] = {**e, "card": CARD_STR[source[k]]}
+        return world
+
+    def _try_assignment(
+        self, seat: int, others: list[int], pool: list[int], hidden_turn: bool, rng: random.Random
+    ) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]] | None:
+        cards = list(pool)
+        rng.shuffle(cards)
+        hands: dict[int, list[int]] = {}
+        discards: dict[int, list[int]] = {}
+        turned_to_discard = False
+        if hidden_turn:
+            c = self.chooser
+            k = len(self.discards[c])
+            in_hand = len(self.hands[c]) - len(self.drawn[c])  # cards still held from the deal
+            # The turned card is in the chooser's hand or among their discards, in proportion.
+            turned_to_discard = in_hand <= 0 or (k > 0 and rng.random() < k / (k + in_hand))
+        for s in sorted(others, key=lambda o: -len(self.voids[o])):
+            need = len(self.hands[s])
+            fixed: list[int] = []
+            if hidden_turn and s == self.chooser and not turned_to_discard:
+                fixed = [self.turned]
+                need -= 1
+            chosen: list[int] = []
+            rest: list[int] = []
+            for c in cards:
+                if len(chosen) < need and self._may_hold(s, c):
+                    chosen.append(c)
+                else:
+                    rest.append(c)
+            if len(chosen) < need or not all(self._may_hold(s, c) for c in fixed):
+                return None
+            hands[s] = fixed + chosen
+            cards = rest
+        for s in others:
+            k = len(self.discards[s])
+            extra = [self.turned] if hidden_turn and s == self.chooser and turned_to_discard else []
+            discards[s] = extra + cards[: k - len(extra)]
+            cards = cards[k - len(extra):]
+        return hands, discards, cards
+
+    def _may_hold(self, seat: int, card: int) -> bool:
+        s, st = suit_of(card), strength(card)
+        return not any(s == vs and st > above for vs, above in self.voids[seat])
+
+    def _story(self, world: UpDownSuecaState, s: int, rng: random.Random) -> None:
+        """Packets and draws for seat ``s`` that lead to its new hand and discards."""
+        discards = world.discards[s]
+        kept = world.hands[s] + self.played[s]  # what it holds now or played: dealt and kept, or drawn
+        turned = self.turned if s == self.chooser and self.turned >= 0 else -1
+        candidates = [c for c in kept if c != turned]
+        rng.shuffle(candidates)
+        k = len(self.drawn[s])
+        drawn = candidates[:k]
+        dealt = candidates[k:] + discards
+        dealt = [c for c in dealt if c != turned]
+        rng.shuffle(dealt)
+        n1 = len(self.packet1[s])
+        world.packet1[s] = dealt[:n1]
+        p2 = dealt[n1:]
+        world.packet2[s] = ([turned] + p2) if turned >= 0 else p2
+        world.drawn[s] = drawn
+        assert len(world.packet2[s]) == len(self.packet2[s]), "inconsistent resample"
+
+    def clone(self) -> UpDownSuecaState:
+        c = UpDownSuecaState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c.log = list(self.log)
+        c.scores = list(self.scores)
+        c.sat_out = list(self.sat_out)
+        c.left = list(self.left)
+        c.dealer = self.dealer
+        c.deal_no = self.deal_no
+        c.history = list(self.history)
+        c.winner = self.winner
+        c.chooser = self.chooser
+        c.deal_log_start = self.deal_log_start
+        c.phase = self.phase
+        c.deck = list(self.deck)
+        c.hands = [list(h) for h in self.hands]
+        c.packet1 = [list(h) for h in self.packet1]
+        c.packet2 = [list(h) for h in self.packet2]
+        c.discards = [list(h) for h in self.discards]
+        c.drawn = [list(h) for h in self.drawn]
+        c.played = [list(h) for h in self.played]
+        c.current = self.current
+        c.trump = self.trump
+        c.turned = self.turned
+        c.decision = list(self.decision)
+        c.forced = list(self.forced)
+        c.exchanged = list(self.exchanged)
+        c.to_draw = self.to_draw
+        c.leader = self.leader
+        c.trick_no = self.trick_no
+        c.table = list(self.table)
+        c.tricks = list(self.tricks)
+        c.voids = [list(v) for v in self.voids]
+        return c
+
+
+def _name(action: int) -> str:
+    try:
+        return GAME.action_to_str(action)
+    except NotationError:
+        return repr(action)
+
+
+# -- explanations -------------------------------------------------------------------------------
+
+def _pretty(card: str) -> str:
+    return Card.parse(card).pretty
+
+
+def _symbol(letter: str) -> str:
+    return Suit.parse(letter).symbol
+
+
+def describe_event(event: Event, names: Sequence[str]) -> str:
+    """One line that tells people what happened and, for a trick or a score, why."""
+    kind = event["type"]
+    if kind == "deal":
+        return (f"Deal {event['deal']}: {names[event['dealer']]} deals; "
+                f"{names[event['chooser']]} chooses the trump.")
+    if kind == "dealt":
+        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+    if kind == "trump":
+        suit = Suit.parse(event["suit"])
+        if event["turned"]:
+            head = (f"{names[event['seat']]} turns the next card, {_pretty(event['turned'])}, "
+                    f"and keeps it: {suit.title} ({suit.symbol}) are trump")
+        else:
+            head = f"{names[event['seat']]} chooses {suit.title} ({suit.symbol}) as trump"
+        return head + "."
+    if kind == "plays":
+        why = f" ({event['forced']})" if event["forced"] else ""
+        return f"{names[event['seat']]} plays{why}."
+    if kind == "sits out":
+        return f"{names[event['seat']]} sits out."
+    if kind == "discard":
+        return f"{names[event['seat']]} discards {_pretty(event['card'])}."
+    if kind == "exchange":
+        n = event["count"]
+        return f"{names[event['seat']]} exchanges {n} card{'s' if n != 1 else ''}." if n else \
+            f"{names[event['seat']]} keeps their cards."
+    if kind == "draw":
+        return f"{names[event['seat']]} draws {_pretty(event['card'])}."
+    if kind == "lone":
+        return f"{names[event['seat']]} is the only one playing and takes all five tricks."
+    if kind == "trick":
+        played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in event["cards"])
+        winner = event["winner"]
+        card = next(c for s, c in event["cards"] if s == winner)
+        how = "the highest trump" if Card.parse(card).suit.letter == event["trump"] else "the highest of the suit led"
+        return f"Trick {event['trick']}: {played}. {names[winner]} wins with {_pretty(card)}, {how}."
+    if kind == "score":
+        parts = []
+        for s, change in enumerate(event["changes"]):
+            if not event["playing"][s]:
+                parts.append(f"{names[s]} sat out ({event['scores'][s]})")
+            else:
+                parts.append(f"{names[s]} {event['tricks'][s]} trick{'s' if event['tricks'][s] != 1 else ''} "
+                             f"{change:+d} -> {event['scores'][s]}")
+        double = f" ({Suit.parse(event['trump']).title}: tricks count double)" if event["factor"] == 2 else ""
+        return f"Deal {event['deal']} scored{double}: " + "; ".join(parts) + "."
+    if kind == "leave":
+        return f"{names[event['seat']]} leaves the match and pays {-event['riscos']} RISCOS; a bot takes the seat."
+    if kind == "end":
+        riscos = ", ".join(f"{names[s]} {r:+d}" for s, r in enumerate(event["riscos"]))
+        house = f", house {event['house']:+d}" if event["house"] else ""
+        head = f"{names[event['winner']]} finishes first with {event['scores'][event['winner']]} points"
+        return f"{head}. RISCOS: {riscos}{house}."
+    return str(event)
