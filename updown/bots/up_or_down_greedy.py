@@ -1,0 +1,158 @@
+"""``greedy``: a rule-based Up or Down? player that reads only its own view.
+
+It values its play area as the score so far plus each column's promise: a column that still has
+room to grow in its direction is worth more, the more so the longer it is and the more of it is one
+colour (a card of the column's main colour adds length *and* count). The promise shrinks as the
+game nears its end. Every decision compares play areas:
+
+* Placing the taken card: the legal option (a column, a new column, or giving a column up) that
+  leaves the most valuable play area, counting a discarded card's point.
+* Taking: the neighbour whose best placement is worth most.
+* Playing a hand card: the card whose two neighbours in the ring offer the best take.
+* Drawing: the face-up card when, played into the ring now, it would open a better take than any
+  card already in hand; otherwise the face-down pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from updown.bots.base import Bot
+from updown.core.protocol import View
+from updown.games.up_or_down import (
+    COL, COLOUR, DRAW_DOWN, DRAW_UP, GIVE_UP, NEW, TAKE,
+)
+
+_PROMISE = 0.9
+"""Weight of a column's room to grow; measured against random players."""
+
+
+def _counts(cards: Sequence[int]) -> list[int]:
+    counts = [0] * 6
+    for c in cards:
+        counts[COLOUR[c]] += 1
+    return counts
+
+
+class UpOrDownGreedy(Bot):
+    name = "greedy"
+    description = "rule-based: grows long single-colour columns, gives up weak ones when stuck"
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        phase = view["phase"]
+        cols = self._columns(view)
+        ctx = self._context(view)
+        if phase == "place":
+            return self._best_place(cols, int(view["taken"]), ctx, legal)[1]
+        if phase == "take":
+            return max(legal, key=lambda a: (self._best_place(cols, a - TAKE, ctx)[0], -a))
+        if phase == "play":
+            ring = list(view["display"])
+            return max(legal, key=lambda c: (self._play_value(ring, c, cols, ctx), -c))
+        if phase == "draw":
+            return self._draw(view, cols, ctx, legal)
+        return legal[0]
+
+    # -- reading the view ---------------------------------------------------------------------------
+    def _columns(self, view: View) -> list[list[int]]:
+        return [list(c["cards"]) if c else [] for c in view["columns"][self.seat]]
+
+    @staticmethod
+    def _context(view: View) -> dict[str, Any]:
+        players = view["players"]
+        cards_left = view["down"] + view["up"] + sum(view["hand_sizes"])
+        # Placements this seat still makes, roughly: one per turn while cards last.
+        turns_left = cards_left / players
+        return {"top": view["highest"], "late": min(1.0, turns_left / 10.0)}
+
+    # -- valuing a play area ------------------------------------------------------------------------
+    @staticmethod
+    def _column_value(col: Sequence[int], ctx: dict[str, Any]) -> float:
+        if not col:
+            return 0.0
+        top: int = ctx["top"]
+        length = len(col)
+        counts = _counts(col)
+        main = max(counts)
+        last = col[-1]
+        if length == 1:
+            room = max(top - last, last - 1)
+        elif col[1] > col[0]:
+            room = top - last
+        else:
+            room = last - 1
+        # About one card in six fits the column's main colour; room counts how many may come.
+        future = room / 6.0
+        late: float = ctx["late"]
+        return main * length + _PROMISE * late * min(future, 4.0) * (main + length) * (main / length)
+
+    def _area_value(self, cols: Sequence[Sequence[int]], ctx: dict[str, Any]) -> float:
+        return sum(self._column_value(c, ctx) for c in cols)
+
+    def _best_place(
+        self, cols: list[list[int]], card: int, ctx: dict[str, Any], legal: Sequence[int] | None = None
+    ) -> tuple[float, int]:
+        """The value gained by the best placement of ``card`` and its action."""
+        options = legal if legal is not None else self._place_options(cols, card)
+        base = self._area_value(cols, ctx)
+        best: tuple[float, int] | None = None
+        for action in options:
+            after = [list(c) for c in cols]
+            bonus = 0.0
+            if action == NEW:
+                k = next(i for i, c in enumerate(after) if not c)
+                after[k] = [card]
+            elif COL < action <= COL + 3:
+                after[action - COL - 1].append(card)
+            elif GIVE_UP < action <= GIVE_UP + 3:
+                k = action - GIVE_UP - 1
+                bonus = len(after[k])
+                after[k] = [card]
+            else:
+                continue
+            value = self._area_value(after, ctx) + bonus - base
+            if best is None or value > best[0]:
+                best = (value, action)
+        assert best is not None
+        return best
+
+    @staticmethod
+    def _place_options(cols: list[list[int]], card: int) -> list[int]:
+        out: list[int] = []
+        for k, col in enumerate(cols):
+            if not col:
+                continue
+            if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
+                out.append(COL + k + 1)
+            out.append(GIVE_UP + k + 1)
+        if any(not c for c in cols):
+            out.append(NEW)
+        return out
+
+    # -- the ring -----------------------------------------------------------------------------------
+    def _play_value(self, ring: list[int], card: int, cols: list[list[int]], ctx: dict[str, Any]) -> float:
+        i = 0
+        while i < len(ring) and ring[i] < card:
+            i += 1
+        left = ring[i - 1]
+        right = ring[i % len(ring)]
+        return max(self._best_place(cols, left, ctx)[0], self._best_place(cols, right, ctx)[0])
+
+    def _draw(self, view: View, cols: list[list[int]], ctx: dict[str, Any], legal: Sequence[int]) -> int:
+        top = view["up_top"]
+        if DRAW_UP not in legal or top is None:
+            return DRAW_DOWN
+        ring = list(view["display"])
+        hand = list(view["hand"])
+        mine = max((self._play_value(ring, c, cols, ctx) for c in hand), default=-1e9)
+        if self._play_value(ring, top, cols, ctx) > mine + 0.5:
+            return DRAW_UP
+        return DRAW_DOWN if DRAW_DOWN in legal else DRAW_UP
+
+
+GAME_ID = "up-or-down"
+BOTS = {"greedy": UpOrDownGreedy}
+

@@ -1,0 +1,630 @@
+"""Up or Down? (Wolfgang Kramer & Michael Kiesling), rule 003 in ``shared/rules``.
+
+Rules in brief. Cards are numbered 1..N, N by player count and game length (short: 42 / 60 / 78 /
+96 for 2 / 3 / 4 / 5-6 players; full: 54 / 78 / 102 / 126). Every player holds three cards. Six
+cards lie face up in a ring (the display), sorted clockwise by value; the rest form two draw piles,
+one face down, one face up (only its top card shows). A turn: play a hand card into the ring where
+it belongs (a card lower than the lowest or higher than the highest goes between the highest and
+the lowest), take one of its two neighbours, and put that card into your play area: on one of your
+columns (at most three), as a new column, or, giving up a whole column to your discard pile, as the
+new column in its place. A column's second card fixes it as rising or falling; every later card
+must continue that way. Then draw the top card of either pile (the other if one is empty; nothing
+when both are). When both piles are empty, play goes on until every hand is played out; six cards
+are left in the ring. Score: for each column, the count of its most frequent colour times its
+length, plus one point per discarded card. Ties share the victory.
+
+Readings the project takes (see ``docs/notes-up-or-down.md`` and ``shared/rules/README.md``):
+
+* Card ``n`` has colour ``(n - 1) mod 6``: ruby, gold, pink, blue, purple, green.
+* The remaining cards split into two piles; with an odd number the face-down pile gets the extra one.
+* Giving up a column is allowed at any time (not only when the card fits nowhere); a new column
+  without giving one up needs a free slot (fewer than three columns). A player whose taken card
+  fits no column and who has three columns must give one up: only give-ups are legal then.
+* A column with one card takes any card; its second card fixes its direction.
+* Seat 0 starts; play passes to the next seat. Once the piles are empty, a seat with an empty hand
+  is passed over.
+* The three column slots keep their numbers: ``give up 2`` starts the new column in slot 2, and
+  ``new`` takes the lowest free slot.
+* Chance: the deal (``deal K``, card by card), the six display cards (``display``), the face-up top
+  (``reveal``, at setup and after every face-up draw while cards remain beneath it) and every
+  face-down draw (``draw``). The unseen pile cards are one pool: a face-down draw and a reveal are
+  each uniform over it, which is the same distribution as a pile shuffled at setup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.options import GameOptions
+from updown.core.protocol import Event, Game, Result, State, View
+
+# -- cards ---------------------------------------------------------------------------------------
+
+MAX_CARD = 126
+COLOURS: tuple[str, ...] = ("ruby", "gold", "pink", "blue", "purple", "green")
+COLOUR: tuple[int, ...] = (-1, *((n - 1) % 6 for n in range(1, MAX_CARD + 1)))
+"""``COLOUR[n]``: the colour number of card ``n`` (index 0 unused)."""
+CARD_RANGE: dict[str, dict[int, int]] = {
+    "short": {2: 42, 3: 60, 4: 78, 5: 96, 6: 96},
+    "full": {2: 54, 3: 78, 4: 102, 5: 126, 6: 126},
+}
+HAND_SIZE = 3
+DISPLAY_SIZE = 6
+MAX_COLUMNS = 3
+
+# -- action ids: one space for decisions and chance outcomes --------------------------------------
+
+NEW = 0  # start a new column in the lowest free slot
+# 1..126: card n (play it from the hand; or a chance outcome: the card dealt, shown or drawn)
+TAKE = MAX_CARD  # 127..252: take card n from the display is TAKE + n
+COL = TAKE + MAX_CARD  # 253..255: put the taken card on column k is COL + k (k = 1..3)
+GIVE_UP = COL + MAX_COLUMNS  # 256..258: give up column k, start it afresh: GIVE_UP + k
+DRAW_DOWN = GIVE_UP + MAX_COLUMNS + 1  # 259
+DRAW_UP = DRAW_DOWN + 1  # 260
+NUM_ACTIONS = DRAW_UP + 1
+
+
+def colour_name(card: int) -> str:
+    return COLOURS[COLOUR[card]]
+
+
+def column_score(cards: Sequence[int]) -> int:
+    """Cards of the column's most frequent colour times the column's length."""
+    if not cards:
+        return 0
+    counts = [0] * 6
+    for c in cards:
+        counts[COLOUR[c]] += 1
+    return max(counts) * len(cards)
+
+
+def score_of(columns: Sequence[Sequence[int]], discarded: int) -> int:
+    """A player's score: every column, plus one point per discarded card."""
+    return sum(column_score(c) for c in columns) + discarded
+
+
+def direction_of(cards: Sequence[int]) -> int:
+    """+1 rising, -1 falling, 0 not fixed yet (fewer than two cards)."""
+    if len(cards) < 2:
+        return 0
+    return 1 if cards[1] > cards[0] else -1
+
+
+def fits(cards: Sequence[int], card: int) -> bool:
+    """Whether ``card`` may go on the (non-empty) column ``cards``."""
+    if len(cards) < 2:
+        return True
+    return (card > cards[-1]) == (cards[1] > cards[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class UpOrDownOptions(GameOptions):
+    length: str = dataclasses.field(
+        default="short", metadata={"help": "short or full: how many cards are used (rulebook table)"}
+    )
+
+    def check(self, players: int) -> None:
+        if self.length not in CARD_RANGE:
+            raise OptionsError(f"length must be short or full, not {self.length!r}")
+
+
+class Phase(IntEnum):
+    DEAL = 0
+    DISPLAY = 1
+    REVEAL = 2
+    DRAWN = 3  # a face-down draw: the card is a chance outcome
+    PLAY = 4
+    TAKE = 5
+    PLACE = 6
+    DRAW = 7
+    OVER = 8
+
+
+_DEAL, _DISPLAY, _REVEAL, _DRAWN, _PLAY, _TAKE, _PLACE, _DRAW, _OVER = (int(p) for p in Phase)
+_DIRECTION_NAME = {1: "up", -1: "down", 0: None}
+
+
+class UpOrDownGame(Game[UpOrDownOptions]):
+    id = "up-or-down"
+    name = "Up or Down?"
+    min_players = 2
+    max_players = 6
+    rulebook = "003_36e370a2b9816f95.txt (English)"
+    Options = UpOrDownOptions
+    bench_players = 4
+
+    def _new_state(self, players: int, options: UpOrDownOptions) -> UpOrDownState:
+        return UpOrDownState(self, players, options)
+
+    def action_to_str(self, action: int) -> str:
+        if action == NEW:
+            return "new"
+        if 1 <= action <= MAX_CARD:
+            return str(action)
+        if TAKE < action <= TAKE + MAX_CARD:
+            return f"take {action - TAKE}"
+        if COL < action <= COL + MAX_COLUMNS:
+            return f"col {action - COL}"
+        if GIVE_UP < action <= GIVE_UP + MAX_COLUMNS:
+            return f"give up {action - GIVE_UP}"
+        if action == DRAW_DOWN:
+            return "draw down"
+        if action == DRAW_UP:
+            return "draw up"
+        raise NotationError(f"{action} is not an Up or Down? action id (0 to {NUM_ACTIONS - 1})")
+
+    def parse_action(self, text: str) -> int:
+        words = text.strip().lower().replace("-", " ").split()
+        if not words:
+            raise NotationError("empty action")
+        if words in (["new"], ["new", "column"], ["start"]):
+            return NEW
+        if (words[0] == "draw" and len(words) == 2) or (len(words) == 1 and words[0] in ("down", "up")):
+            pile = words[-1]
+            if pile in ("down", "facedown"):
+                return DRAW_DOWN
+            if pile in ("up", "faceup"):
+                return DRAW_UP
+        head, number = words[:-1], words[-1]
+        if number.isdigit():
+            k = int(number)
+            if head in ([], ["play"], ["card"]) and 1 <= k <= MAX_CARD:
+                return k
+            if head == ["take"] and 1 <= k <= MAX_CARD:
+                return TAKE + k
+            if head in (["col"], ["column"]) and 1 <= k <= MAX_COLUMNS:
+                return COL + k
+            if head in (["give", "up"], ["giveup"], ["give"]) and 1 <= k <= MAX_COLUMNS:
+                return GIVE_UP + k
+        raise NotationError(
+            f"{text!r} is not an Up or Down? action (write e.g. 14, take 7, col 1, new, give up 2, "
+            "draw down, draw up; cards are 1 to 126, columns 1 to 3)"
+        )
+
+    def describe(self, event: Event, names: Sequence[str]) -> str:
+        return describe_event(event, names)
+
+
+GAME = UpOrDownGame()
+
+
+class UpOrDownState(State):
+    __slots__ = (
+        "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
+        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "taken", "_actors",
+    )
+
+    def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
+        self.game = game
+        self.players = players
+        self.options = options
+        if _empty:
+            return
+        self.log: list[Event] = []
+        self.top = CARD_RANGE[options.length][players]
+        self.phase = _DEAL
+        self.stock = list(range(1, self.top + 1))
+        """Cards nobody has seen: undealt at setup, then the face-down pile and the face-up pile's
+        cards beneath its top, as one pool."""
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.known: list[list[int]] = [[] for _ in range(players)]
+        """Hand cards everyone knows (drawn from the face-up pile)."""
+        self.deal_seat = 0
+        self.ring: list[int] = []
+        self.cols: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
+        self.piles: list[list[int]] = [[] for _ in range(players)]  # discard piles
+        self.down = 0
+        self.up_hidden = 0
+        self.up_top = 0  # 0: the face-up pile is empty
+        self.turn = 0
+        self.played = 0
+        self.taken = 0
+        self._actors: tuple[int, ...] = ()
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def scores(self) -> list[int]:
+        return [score_of(self.cols[s], len(self.piles[s])) for s in range(self.players)]
+
+    def _neighbours(self, card: int) -> tuple[int, int]:
+        ring = self.ring
+        i = ring.index(card)
+        return ring[i - 1], ring[(i + 1) % len(ring)]
+
+    def _place_actions(self, seat: int) -> list[int]:
+        card = self.taken
+        out: list[int] = []
+        free = False
+        for k, col in enumerate(self.cols[seat]):
+            if not col:
+                free = True
+            elif len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
+                out.append(COL + k + 1)
+        if free:
+            out.append(NEW)
+        for k, col in enumerate(self.cols[seat]):
+            if col:
+                out.append(GIVE_UP + k + 1)
+        return out
+
+    # -- who acts -------------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        return self.phase == _OVER
+
+    def is_chance(self) -> bool:
+        return self.phase < _PLAY
+
+    def actors(self) -> tuple[int, ...]:
+        return self._actors  # kept up to date by every transition
+
+    # -- chance ---------------------------------------------------------------------------------
+    def chance_label(self) -> str:
+        phase = self.phase
+        if phase == _DEAL:
+            return f"deal {self.deal_seat}"
+        if phase == _DISPLAY:
+            return "display"
+        if phase == _REVEAL:
+            return "reveal"
+        if phase == _DRAWN:
+            return "draw"
+        raise IllegalAction("this is not a chance step")
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase >= _PLAY:
+            raise IllegalAction("this is not a chance step")
+        p = 1.0 / len(self.stock)
+        return [(c, p) for c in self.stock]
+
+    def sample_chance(self, rng: random.Random) -> int:
+        if self.phase >= _PLAY:
+            raise IllegalAction("this is not a chance step")
+        return rng.choice(self.stock)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        if not self._actors or self._actors[0] != seat:
+            return []
+        phase = self.phase
+        if phase == _PLAY:
+            return sorted(self.hands[seat])
+        if phase == _TAKE:
+            a, b = self._neighbours(self.played)
+            return sorted((TAKE + a, TAKE + b))
+        if phase == _PLACE:
+            return self._place_actions(seat)
+        if phase == _DRAW:
+            out = []
+            if self.down:
+                out.append(DRAW_DOWN)
+            if self.up_top:
+                out.append(DRAW_UP)
+            return out
+        return []
+
+    def apply(self, action: int, seat: int | None = None) -> None:
+        phase = self.phase
+        if phase == _OVER:
+            raise IllegalAction("the game is over")
+        if phase < _PLAY:
+            if seat is not None:
+                raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
+            self._chance(action)
+            return
+        seat = self._seat_for(seat)
+        if phase == _PLAY:
+            self._play(action, seat)
+        elif phase == _TAKE:
+            self._take(action, seat)
+        elif phase == _PLACE:
+            self._place(action, seat)
+        else:
+            self._draw(action, seat)
+
+    # -- chance steps -----------------------------------------------------------------------------
+    def _chance(self, card: int) -> None:
+        if not 1 <= card <= MAX_CARD or card not in self.stock:
+            raise IllegalAction(f"{_name(card)} is not an unseen card that can come up now")
+        self.stock.remove(card)
+        phase = self.phase
+        if phase == _DEAL:
+            seat = self.deal_seat
+            hand = self.hands[seat]
+            hand.append(card)
+            if len(hand) == HAND_SIZE:
+                self.log.append({"type": "hand", "seat": seat, "cards": sorted(hand), "to": [seat]})
+                self.deal_seat += 1
+                if self.deal_seat == self.players:
+                    self.phase = _DISPLAY
+        elif phase == _DISPLAY:
+            ring = self.ring
+            ring.append(card)
+            if len(ring) == DISPLAY_SIZE:
+                ring.sort()
+                rest = len(self.stock)
+                self.down = (rest + 1) // 2  # the face-down pile gets the extra card
+                self.up_hidden = rest // 2
+                self.log.append({"type": "display", "cards": list(ring), "down": self.down,
+                                 "up": self.up_hidden})
+                self.phase = _REVEAL
+        elif phase == _REVEAL:
+            self.up_hidden -= 1
+            self.up_top = card
+            self.log.append({"type": "reveal", "card": card, "up": self.up_hidden + 1})
+            if self.played:
+                self._next_turn()
+            else:  # the setup's first face-up card: the first turn begins
+                self.phase = _PLAY
+                self._actors = (self.turn,)
+        else:  # _DRAWN: a face-down draw
+            seat = self.turn
+            self.down -= 1
+            self.hands[seat].append(card)
+            self.log.append({"type": "drew", "seat": seat, "card": card, "to": [seat]})
+            self._next_turn()
+
+    # -- a turn -----------------------------------------------------------------------------------
+    def _play(self, card: int, seat: int) -> None:
+        hand = self.hands[seat]
+        if card not in hand or not 1 <= card <= MAX_CARD:
+            raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
+                                f"not {_name(card)}")
+        hand.remove(card)
+        known = self.known[seat]
+        if card in known:
+            known.remove(card)
+        ring = self.ring
+        i = 0
+        while i < len(ring) and ring[i] < card:
+            i += 1
+        ring.insert(i, card)
+        self.played = card
+        a, b = self._neighbours(card)
+        self.log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
+        self.phase = _TAKE
+
+    def _take(self, action: int, seat: int) -> None:
+        a, b = self._neighbours(self.played)
+        card = action - TAKE
+        if card != a and card != b:
+            raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, not {_name(action)}")
+        self.ring.remove(card)
+        self.taken = card
+        self.log.append({"type": "take", "seat": seat, "card": card})
+        self.phase = _PLACE
+
+    def _place(self, action: int, seat: int) -> None:
+        if action not in self._place_actions(seat):
+            raise IllegalAction(self._why_not_place(action, seat))
+        card = self.taken
+        cols = self.cols[seat]
+        if action == NEW:
+            k = next(i for i, c in enumerate(cols) if not c)
+            cols[k] = [card]
+            self.log.append({"type": "new", "seat": seat, "card": card, "column": k + 1})
+        elif action <= COL + MAX_COLUMNS:
+            k = action - COL - 1
+            col = cols[k]
+            col.append(card)
+            self.log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
+                             "length": len(col), "direction": _DIRECTION_NAME[direction_of(col)],
+                             "score": column_score(col)})
+        else:
+            k = action - GIVE_UP - 1
+            gone = cols[k]
+            self.piles[seat].extend(gone)
+            cols[k] = [card]
+            self.log.append({"type": "give_up", "seat": seat, "column": k + 1, "cards": gone,
+                             "discards": len(self.piles[seat]), "card": card})
+        self.taken = 0
+        if self.down or self.up_top:
+            self.phase = _DRAW
+        else:
+            self._next_turn()
+
+    def _why_not_place(self, action: int, seat: int) -> str:
+        cols = self.cols[seat]
+        if action == NEW:
+            return "you have three columns: put the card on one or give one up"
+        if COL < action <= COL + MAX_COLUMNS:
+            col = cols[action - COL - 1]
+            if not col:
+                return f"you have no column {action - COL}: write new"
+            way = "rising" if direction_of(col) > 0 else "falling"
+            return f"{self.taken} does not continue column {action - COL} ({way}, last card {col[-1]})"
+        if GIVE_UP < action <= GIVE_UP + MAX_COLUMNS:
+            return f"you have no column {action - GIVE_UP} to give up"
+        return f"put the taken card {self.taken} into a column (col K, new, give up K), not {_name(action)}"
+
+    def _draw(self, action: int, seat: int) -> None:
+        if action == DRAW_DOWN and self.down:
+            self.log.append({"type": "draw", "seat": seat, "pile": "down"})
+            self.phase = _DRAWN
+            self._actors = ()
+        elif action == DRAW_UP and self.up_top:
+            card = self.up_top
+            self.hands[seat].append(card)
+            self.known[seat].append(card)
+            self.log.append({"type": "draw", "seat": seat, "pile": "up", "card": card})
+            self.up_top = 0
+            if self.up_hidden:
+                self.phase = _REVEAL
+                self._actors = ()
+            else:
+                self._next_turn()
+        else:
+            if action in (DRAW_DOWN, DRAW_UP):
+                raise IllegalAction(f"the face-{'down' if action == DRAW_DOWN else 'up'} pile is empty: "
+                                    f"draw {'up' if action == DRAW_DOWN else 'down'}")
+            raise IllegalAction(f"draw a card: draw down or draw up, not {_name(action)}")
+
+    def _next_turn(self) -> None:
+        self.played = 0
+        n = self.players
+        for step in range(1, n + 1):
+            seat = (self.turn + step) % n
+            if self.hands[seat]:
+                self.turn = seat
+                self.phase = _PLAY
+                self._actors = (seat,)
+                return
+        self.phase = _OVER
+        self._actors = ()
+        result = self.result()
+        self.log.append({"type": "end", "scores": list(result.scores), "placings": list(result.placings)})
+
+    def result(self) -> Result:
+        if self.phase != _OVER:
+            raise IllegalAction("the game is not over")
+        return Result.from_scores(
+            self.scores(),
+            details={
+                "columns": [[column_score(c) for c in cols] for cols in self.cols],
+                "discards": [len(p) for p in self.piles],
+            },
+        )
+
+    # -- information ----------------------------------------------------------------------------
+    def view(self, seat: int | None) -> View:
+        n = self.players
+        v: View = {
+            "game": GAME.id,
+            "players": n,
+            "seat": seat,
+            "phase": Phase(self.phase).name.lower(),
+            "length": self.options.length,
+            "highest": self.top,
+            "turn": self.turn,
+            "to_act": list(self._actors),
+            "display": list(self.ring),
+            "played": self.played or None,
+            "taken": self.taken or None,
+            "columns": [
+                [
+                    {"cards": list(c), "direction": _DIRECTION_NAME[direction_of(c)], "score": column_score(c)}
+                    if c else None
+                    for c in cols
+                ]
+                for cols in self.cols
+            ],
+            "discards": [len(p) for p in self.piles],
+            "scores": self.scores(),
+            "hand_sizes": [len(h) for h in self.hands],
+            "known": [sorted(k) for k in self.known],
+            "down": self.down,
+            "up": self.up_hidden + (1 if self.up_top else 0),
+            "up_top": self.up_top or None,
+            "log": self.visible_log(seat),
+        }
+        if seat is not None:
+            v["hand"] = sorted(self.hands[seat])
+        if self.phase == _OVER:
+            v["result"] = self.result().to_dict()
+        return v
+
+    def resample(self, seat: int, rng: random.Random) -> UpOrDownState:
+        world = self.clone()
+        hidden: list[list[int]] = [
+            [] if s == seat else [c for c in self.hands[s] if c not in self.known[s]] for s in range(self.players)
+        ]
+        pool = [c for h in hidden for c in h]
+        pool.extend(self.stock)
+        rng.shuffle(pool)
+        mapping: dict[int, int] = {}
+        for s in range(self.players):
+            if s == seat or not hidden[s]:
+                continue
+            new = pool[: len(hidden[s])]
+            del pool[: len(hidden[s])]
+            mapping.update(zip(hidden[s], new))
+            world.hands[s] = list(self.known[s]) + new
+        world.stock = pool
+        if mapping:
+            log = world.log
+            for i, e in enumerate(log):
+                if "to" in e and e["seat"] != seat:
+                    if e["type"] == "hand":
+                        log[i] = {**e, "cards": sorted(mapping.get(c, c) for c in e["cards"])}
+                    elif e["type"] == "drew":
+                        log[i] = {**e, "card": mapping.get(e["card"], e["card"])}
+        return world
+
+    def clone(self) -> UpOrDownState:
+        c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c.log = list(self.log)
+        c.top = self.top
+        c.phase = self.phase
+        c.stock = list(self.stock)
+        c.hands = [list(h) for h in self.hands]
+        c.known = [list(k) for k in self.known]
+        c.deal_seat = self.deal_seat
+        c.ring = list(self.ring)
+        c.cols = [[list(col) for col in cols] for cols in self.cols]
+        c.piles = [list(p) for p in self.piles]
+        c.down = self.down
+        c.up_hidden = self.up_hidden
+        c.up_top = self.up_top
+        c.turn = self.turn
+        c.played = self.played
+        c.taken = self.taken
+        c._actors = self._actors
+        return c
+
+
+def _name(action: int) -> str:
+    try:
+        return GAME.action_to_str(action)
+    except NotationError:
+        return repr(action)
+
+
+# -- explanations -------------------------------------------------------------------------------
+
+def _card(n: int) -> str:
+    return f"{n} ({colour_name(n)})"
+
+
+def describe_event(event: Event, names: Sequence[str]) -> str:
+    """One line that tells people what happened."""
+    kind = event["type"]
+    who = names[event["seat"]] if "seat" in event else ""
+    if kind == "hand":
+        return f"{who} is dealt {', '.join(_card(c) for c in event['cards'])}."
+    if kind == "display":
+        return (f"The display: {' '.join(map(str, event['cards']))}. Draw piles: {event['down']} cards "
+                f"face down, {event['up']} face up.")
+    if kind == "reveal":
+        return f"The face-up pile shows {_card(event['card'])} ({event['up']} cards in it)."
+    if kind == "play":
+        a, b = event["between"]
+        where = f"between {a} and {b}"
+        if a > b:
+            where += " (the wrap-around: " + ("lowest" if event["card"] < b else "highest") + " card)"
+        return f"{who} plays {_card(event['card'])} into the display {where}."
+    if kind == "take":
+        return f"{who} takes {_card(event['card'])}."
+    if kind == "new":
+        return f"{who} starts column {event['column']} with {_card(event['card'])}."
+    if kind == "place":
+        way = {"up": ", rising", "down": ", falling"}.get(event["direction"] or "", "")
+        return (f"{who} puts {_card(event['card'])} on column {event['column']} "
+                f"({event['length']} cards{way}, {event['score']} points).")
+    if kind == "give_up":
+        gone = len(event["cards"])
+        return (f"{who} gives up column {event['column']} ({gone} card{'s' if gone != 1 else ''} to the discard pile, "
+                f"{event['discards']} there now) and starts it afresh with {_card(event['card'])}.")
+    if kind == "draw":
+        if event["pile"] == "up":
+            return f"{who} draws {_card(event['card'])} from the face-up pile."
+        return f"{who} draws from the face-down pile."
+    if kind == "drew":
+        return f"{who} draws {_card(event['card'])}."
+    if kind == "end":
+        scores, placings = event["scores"], event["placings"]
+        ranking = sorted(range(len(scores)), key=lambda s: (placings[s], s))
+        return "Final: " + ", ".join(f"{placings[s]}. {names[s]} {scores[s]}" for s in ranking) + "."
+    return str(event)
