@@ -334,10 +334,13 @@ class UpDownState(State):
         # hot path of every playout.
         phase = self.phase
         if phase == _DEAL and seat is None:
-            deck = self.deck
-            if action in deck and len(self.hands[self.deal_seat]) < self.hand_size - 1:
-                deck.remove(action)
-                self.hands[self.deal_seat].append(action)
+            hand = self.hands[self.deal_seat]
+            if len(hand) < self.hand_size - 1:
+                try:
+                    self.deck.remove(action)
+                except ValueError:
+                    self._deal(action)  # raises the error that names the card
+                hand.append(action)
             else:
                 self._deal(action)
             return
