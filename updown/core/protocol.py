@@ -175,7 +175,11 @@ class State(ABC):
     # -- information ----------------------------------------------------------------------------
     @abstractmethod
     def view(self, seat: int | None) -> View:
-        """Everything ``seat`` may see (``None``: a spectator), JSON-serialisable."""
+        """Everything ``seat`` may see (``None``: a spectator), JSON-serialisable.
+
+        For speed, a view's ``log`` holds the state's own event dicts: read views, never edit them
+        (anything that crosses a process boundary gets a JSON copy anyway).
+        """
 
     @abstractmethod
     def resample(self, seat: int, rng: random.Random) -> State:
