@@ -94,3 +94,13 @@ class Card:
 def parse_cards(text: str) -> list[Card]:
     """Parse cards separated by spaces or commas."""
     return [Card.parse(token) for token in text.replace(",", " ").split()]
+
+
+def pretty_card(text: str) -> str:
+    """A card written in notation, shown with its suit symbol: ``pretty_card("QH") == "Q♥"``."""
+    return Card.parse(text).pretty
+
+
+def suit_symbol(text: str) -> str:
+    """A suit written as a letter or name, shown as its symbol: ``suit_symbol("S") == "♠"``."""
+    return Suit.parse(text).symbol

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from updown.core.errors import IllegalAction
+from updown.core.errors import IllegalAction, UpdownError
 from updown.core.options import GameOptions
 
 Event = dict[str, Any]
@@ -109,6 +109,13 @@ class Game(ABC, Generic[O]):
     @abstractmethod
     def parse_action(self, text: str) -> int:
         """The id of an action or outcome written in notation; raises NotationError."""
+
+    def action_name(self, action: int) -> str:
+        """The notation of an action, or its raw id if it is none (for error messages)."""
+        try:
+            return self.action_to_str(action)
+        except UpdownError:
+            return repr(action)
 
     @abstractmethod
     def describe(self, event: Event, names: Sequence[str]) -> str:

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from updown.core.cards import Card, Suit
+from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
@@ -380,7 +380,7 @@ class EuchreState(State):
             return
         seat = self._seat_for(seat)
         if action not in self.legal_actions(seat):
-            raise IllegalAction(f"{_name(action)} is not legal for seat {seat} now")
+            raise IllegalAction(f"{GAME.action_name(action)} is not legal for seat {seat} now")
         if phase == _PLAY:
             self._play(action, seat, self.hands[seat])
         elif phase == _BID1 or phase == _BID2:
@@ -395,14 +395,14 @@ class EuchreState(State):
         phase = self.phase
         if phase == _DEALER:
             if not DEALER <= action < DEALER + 4:
-                raise IllegalAction(f"{_name(action)} is not a choice of the first dealer")
+                raise IllegalAction(f"{GAME.action_name(action)} is not a choice of the first dealer")
             self.dealer = action - DEALER
             self.deal_seat = (self.dealer + 1) & 3
             self.log.append({"type": "dealer", "seat": self.dealer})
             self.phase = _DEAL
             return
         if action not in self.deck:
-            what = CARD_STR[action] if 0 <= action < NUM_CARDS else _name(action)
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
         self.deck.remove(action)
         if phase == _UPCARD:
@@ -762,21 +762,9 @@ class EuchreState(State):
         return c
 
 
-def _name(action: int) -> str:
-    try:
-        return GAME.action_to_str(action)
-    except NotationError:
-        return repr(action)
-
 
 # -- explanations -------------------------------------------------------------------------------
 
-def _pretty(card: str) -> str:
-    return Card.parse(card).pretty
-
-
-def _suit(letter: str) -> str:
-    return Suit.parse(letter).symbol
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
@@ -785,22 +773,22 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     if kind == "dealer":
         return f"{names[event['seat']]} deals first."
     if kind == "hand":
-        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+        return f"{names[event['seat']]} is dealt {' '.join(pretty_card(c) for c in event['cards'])}."
     if kind == "upcard":
-        return f"Deal {event['deal']}, dealer {names[event['dealer']]}: the up-card is {_pretty(event['card'])}."
+        return f"Deal {event['deal']}, dealer {names[event['dealer']]}: the up-card is {pretty_card(event['card'])}."
     if kind == "bid":
         return f"{names[event['seat']]}: {event['bid']}."
     if kind == "turn-down":
-        return f"Everyone passed: {_pretty(event['card'])} is turned down; name another suit."
+        return f"Everyone passed: {pretty_card(event['card'])} is turned down; name another suit."
     if kind == "thrown-in":
         return "Everyone passed again: the hand is thrown in and the deal passes on."
     if kind == "trump":
         alone = f", going alone ({names[event['out']]} sits out)" if event["alone"] else ""
-        return f"Trump is {_suit(event['suit'])}, made by {names[event['maker']]}{alone}."
+        return f"Trump is {suit_symbol(event['suit'])}, made by {names[event['maker']]}{alone}."
     if kind == "pickup":
-        return f"{names[event['seat']]} picks up {_pretty(event['card'])} and discards a card face down."
+        return f"{names[event['seat']]} picks up {pretty_card(event['card'])} and discards a card face down."
     if kind == "discard":
-        return f"{names[event['seat']]} discards {_pretty(event['card'])}."
+        return f"{names[event['seat']]} discards {pretty_card(event['card'])}."
     if kind == "trick":
         return _describe_trick(event, names)
     if kind == "score":
@@ -816,7 +804,7 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
 
 def _describe_trick(e: Event, names: Sequence[str]) -> str:
     cards = e["cards"]
-    played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in zip(e["seats"], cards))
+    played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in zip(e["seats"], cards))
     trump = int(Suit.parse(e["trump"]))
     ids = [card_id(c) for c in cards]
     win_card = ids[e["seats"].index(e["winner"])]
@@ -829,7 +817,7 @@ def _describe_trick(e: Event, names: Sequence[str]) -> str:
     else:
         how = "the highest card of the suit led"
     return (f"Trick {e['trick']}: {played}. {names[e['winner']]} wins with "
-            f"{_pretty(cards[e['seats'].index(e['winner'])])}, {how}.")
+            f"{pretty_card(cards[e['seats'].index(e['winner'])])}, {how}.")
 
 
 def _describe_score(e: Event, names: Sequence[str]) -> str:

@@ -328,7 +328,7 @@ class UpOrDownState(State):
     # -- chance steps -----------------------------------------------------------------------------
     def _chance(self, card: int) -> None:
         if not 1 <= card <= MAX_CARD or card not in self.stock:
-            raise IllegalAction(f"{_name(card)} is not an unseen card that can come up now")
+            raise IllegalAction(f"{GAME.action_name(card)} is not an unseen card that can come up now")
         self.stock.remove(card)
         phase = self.phase
         if phase == _DEAL:
@@ -372,7 +372,7 @@ class UpOrDownState(State):
         hand = self.hands[seat]
         if card not in hand or not 1 <= card <= MAX_CARD:
             raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
-                                f"not {_name(card)}")
+                                f"not {GAME.action_name(card)}")
         hand.remove(card)
         known = self.known[seat]
         if card in known:
@@ -391,7 +391,7 @@ class UpOrDownState(State):
         a, b = self._neighbours(self.played)
         card = action - TAKE
         if card != a and card != b:
-            raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, not {_name(action)}")
+            raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, not {GAME.action_name(action)}")
         self.ring.remove(card)
         self.taken = card
         self.log.append({"type": "take", "seat": seat, "card": card})
@@ -438,7 +438,7 @@ class UpOrDownState(State):
             return f"{self.taken} does not continue column {action - COL} ({way}, last card {col[-1]})"
         if GIVE_UP < action <= GIVE_UP + MAX_COLUMNS:
             return f"you have no column {action - GIVE_UP} to give up"
-        return f"put the taken card {self.taken} into a column (col K, new, give up K), not {_name(action)}"
+        return f"put the taken card {self.taken} into a column (col K, new, give up K), not {GAME.action_name(action)}"
 
     def _draw(self, action: int, seat: int) -> None:
         if action == DRAW_DOWN and self.down:
@@ -460,7 +460,7 @@ class UpOrDownState(State):
             if action in (DRAW_DOWN, DRAW_UP):
                 raise IllegalAction(f"the face-{'down' if action == DRAW_DOWN else 'up'} pile is empty: "
                                     f"draw {'up' if action == DRAW_DOWN else 'down'}")
-            raise IllegalAction(f"draw a card: draw down or draw up, not {_name(action)}")
+            raise IllegalAction(f"draw a card: draw down or draw up, not {GAME.action_name(action)}")
 
     def _next_turn(self) -> None:
         self.played = 0
@@ -574,12 +574,6 @@ class UpOrDownState(State):
         c._actors = self._actors
         return c
 
-
-def _name(action: int) -> str:
-    try:
-        return GAME.action_to_str(action)
-    except NotationError:
-        return repr(action)
 
 
 # -- explanations -------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from updown.core.cards import Card, Suit
+from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
@@ -395,7 +395,7 @@ class UpDownState(State):
                     raise IllegalAction(
                         f"the roll {GAME.action_to_str(action)} repeats the trump {self.trump}: re-roll"
                     )
-                raise IllegalAction(f"{_name(action)} is not a roll of the dice")
+                raise IllegalAction(f"{GAME.action_name(action)} is not a roll of the dice")
             self.dice = dice_of(action)
             self.trump = self.dice[0] + self.dice[1]
             self.log.append({"type": "dice", "dice": list(self.dice), "trump": self.trump})
@@ -406,13 +406,13 @@ class UpDownState(State):
                 self._actors = self._all_seats
         elif phase == _TOSS:
             if action not in (TOSS_UP, TOSS_DOWN):
-                raise IllegalAction(f"{_name(action)} is not a toss of the U&D card (UP or DOWN)")
+                raise IllegalAction(f"{GAME.action_name(action)} is not a toss of the U&D card (UP or DOWN)")
             self.up = action == TOSS_UP
             self.log.append({"type": "toss", "up": self.up})
             self.phase = _ORIENT
         else:  # ORIENT
             if not ORIENT <= action < ORIENT + 4:
-                raise IllegalAction(f"{_name(action)} is not an orientation (the suit facing seat 0)")
+                raise IllegalAction(f"{GAME.action_name(action)} is not an orientation (the suit facing seat 0)")
             self.orient = SIDES.index(Suit(action - ORIENT))
             self._own = _SEAT_SUITS[self.players][self.orient]
             self.leader = self._first_leader()
@@ -440,7 +440,7 @@ class UpDownState(State):
             self.phase = _DICE
             self._actors = ()
         else:
-            raise IllegalAction(f"the leader must flip, rotate or roll, not {_name(action)}")
+            raise IllegalAction(f"the leader must flip, rotate or roll, not {GAME.action_name(action)}")
 
     def _choose(self, action: int, seat: int) -> None:
         # No event: who has chosen is in every view's "submitted"; what, nobody sees until the reveal.
@@ -449,7 +449,7 @@ class UpDownState(State):
         except ValueError:
             if 0 <= action < NUM_CARDS:
                 raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand") from None
-            raise IllegalAction(f"choose a card from your hand, not {_name(action)}") from None
+            raise IllegalAction(f"choose a card from your hand, not {GAME.action_name(action)}") from None
         self.pending[seat] = action
         actors = self._actors
         self._actors = actors[1:] if actors[0] == seat else tuple(s for s in actors if s != seat)
@@ -639,28 +639,16 @@ class UpDownState(State):
         return c
 
 
-def _name(action: int) -> str:
-    try:
-        return GAME.action_to_str(action)
-    except NotationError:
-        return repr(action)
-
 
 # -- explanations -------------------------------------------------------------------------------
 
-def _pretty(card: str) -> str:
-    return Card.parse(card).pretty
-
-
-def _symbol(letter: str) -> str:
-    return Suit.parse(letter).symbol
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
     """One line that tells people what happened and, for a trick, why."""
     kind = event["type"]
     if kind == "hand":
-        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+        return f"{names[event['seat']]} is dealt {' '.join(pretty_card(c) for c in event['cards'])}."
     if kind == "dice":
         a, b = event["dice"]
         return f"Dice {a}+{b}: the trump value is {_value_name(event['trump'])}."
@@ -671,7 +659,7 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     if kind == "flip":
         return f"{names[event['seat']]} flips the card: {'UP' if event['up'] else 'DOWN'}."
     if kind == "rotate":
-        return (f"{names[event['seat']]} rotates the card to {_symbol(event['suit'])}: "
+        return (f"{names[event['seat']]} rotates the card to {suit_symbol(event['suit'])}: "
                 f"{_suit_list(event['suits'], names)}.")
     if kind == "roll":
         return f"{names[event['seat']]} rolls the dice."
@@ -701,18 +689,18 @@ def _plural(v: int) -> str:
 
 
 def _suit_list(letters: Sequence[str], names: Sequence[str]) -> str:
-    return ", ".join(f"{names[s]} {_symbol(x)}" for s, x in enumerate(letters))
+    return ", ".join(f"{names[s]} {suit_symbol(x)}" for s, x in enumerate(letters))
 
 
 def _describe_trick(e: Event, names: Sequence[str]) -> str:
     cards = e["cards"]
-    played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in enumerate(cards))
+    played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in enumerate(cards))
     head = f"Trick {e['trick']} ({'UP' if e['up'] else 'DOWN'}, trump {e['trump']}): {played}."
     why: list[str] = []
     if e["cancelled"]:
         why.append("the " + " and the ".join(_plural(v) for v in e["cancelled"]) + " cancel")
     for s in e["ineligible"]:
-        why.append(f"{_pretty(cards[s])} is not {names[s]}'s suit ({_symbol(e['suits'][s])})")
+        why.append(f"{pretty_card(cards[s])} is not {names[s]}'s suit ({suit_symbol(e['suits'][s])})")
     winner = e["winner"]
     if winner is not None:
         card = cards[winner]
@@ -724,7 +712,7 @@ def _describe_trick(e: Event, names: Sequence[str]) -> str:
             how = "the only card that can win"
         else:
             how = "the highest eligible card" if e["up"] else "the lowest eligible card"
-        won = f"{names[winner]} wins with {_pretty(card)}, {how}"
+        won = f"{names[winner]} wins with {pretty_card(card)}, {how}"
         if e["taken"] > 1:
             won += f", and takes the pot: {e['taken']} tricks"
     elif e["discarded"]:

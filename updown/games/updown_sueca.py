@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from updown.core.cards import Card, Suit
+from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
@@ -363,7 +363,7 @@ class UpDownSuecaState(State):
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
         if not (0 <= action < NUM_CARDS and action in self.deck):
-            what = CARD_STR[action] if 0 <= action < NUM_CARDS else _name(action)
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             where = "stock" if self.phase == _DRAW else "undealt deck"
             raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
         self.deck.remove(action)
@@ -411,7 +411,7 @@ class UpDownSuecaState(State):
         elif action == TURN:
             self.phase = _TURN
         else:
-            raise IllegalAction(f"choose the trump (trump C/D/H/S) or turn the next card, not {_name(action)}")
+            raise IllegalAction(f"choose the trump (trump C/D/H/S) or turn the next card, not {GAME.action_name(action)}")
 
     def _begin_decisions(self) -> None:
         self.current = self.chooser
@@ -457,7 +457,7 @@ class UpDownSuecaState(State):
             self.log.append({"type": "sits out", "seat": seat})
             self._next_decider()
         else:
-            raise IllegalAction(f"say play or sit out, not {_name(action)}")
+            raise IllegalAction(f"say play or sit out, not {GAME.action_name(action)}")
 
     def _exchange(self, action: int, seat: int) -> None:
         if action == DONE:
@@ -471,7 +471,7 @@ class UpDownSuecaState(State):
                 self._next_decider()
             return
         if not DISCARD <= action < DISCARD + NUM_CARDS:
-            raise IllegalAction(f"discard a card (discard 3H) or say done, not {_name(action)}")
+            raise IllegalAction(f"discard a card (discard 3H) or say done, not {GAME.action_name(action)}")
         card = action - DISCARD
         if card not in self.hands[seat]:
             raise IllegalAction(f"{CARD_STR[card]} is not in seat {seat}'s hand")
@@ -501,7 +501,7 @@ class UpDownSuecaState(State):
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
         if not 0 <= action < NUM_CARDS:
-            raise IllegalAction(f"play a card, not {_name(action)}")
+            raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
         legal = self._playable(seat)
         if action not in legal:
             if action not in self.hands[seat]:
@@ -809,21 +809,9 @@ class UpDownSuecaState(State):
         return c
 
 
-def _name(action: int) -> str:
-    try:
-        return GAME.action_to_str(action)
-    except NotationError:
-        return repr(action)
-
 
 # -- explanations -------------------------------------------------------------------------------
 
-def _pretty(card: str) -> str:
-    return Card.parse(card).pretty
-
-
-def _symbol(letter: str) -> str:
-    return Suit.parse(letter).symbol
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
@@ -833,11 +821,11 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         return (f"Deal {event['deal']}: {names[event['dealer']]} deals; "
                 f"{names[event['chooser']]} chooses the trump.")
     if kind == "dealt":
-        return f"{names[event['seat']]} is dealt {' '.join(_pretty(c) for c in event['cards'])}."
+        return f"{names[event['seat']]} is dealt {' '.join(pretty_card(c) for c in event['cards'])}."
     if kind == "trump":
         suit = Suit.parse(event["suit"])
         if event["turned"]:
-            head = (f"{names[event['seat']]} turns the next card, {_pretty(event['turned'])}, "
+            head = (f"{names[event['seat']]} turns the next card, {pretty_card(event['turned'])}, "
                     f"and keeps it: {suit.title} ({suit.symbol}) are trump")
         else:
             head = f"{names[event['seat']]} chooses {suit.title} ({suit.symbol}) as trump"
@@ -848,21 +836,21 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     if kind == "sits out":
         return f"{names[event['seat']]} sits out."
     if kind == "discard":
-        return f"{names[event['seat']]} discards {_pretty(event['card'])}."
+        return f"{names[event['seat']]} discards {pretty_card(event['card'])}."
     if kind == "exchange":
         n = event["count"]
         return f"{names[event['seat']]} exchanges {n} card{'s' if n != 1 else ''}." if n else \
             f"{names[event['seat']]} keeps their cards."
     if kind == "draw":
-        return f"{names[event['seat']]} draws {_pretty(event['card'])}."
+        return f"{names[event['seat']]} draws {pretty_card(event['card'])}."
     if kind == "lone":
         return f"{names[event['seat']]} is the only one playing and takes all five tricks."
     if kind == "trick":
-        played = ", ".join(f"{names[s]} {_pretty(c)}" for s, c in event["cards"])
+        played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in event["cards"])
         winner = event["winner"]
         card = next(c for s, c in event["cards"] if s == winner)
         how = "the highest trump" if Card.parse(card).suit.letter == event["trump"] else "the highest of the suit led"
-        return f"Trick {event['trick']}: {played}. {names[winner]} wins with {_pretty(card)}, {how}."
+        return f"Trick {event['trick']}: {played}. {names[winner]} wins with {pretty_card(card)}, {how}."
     if kind == "score":
         parts = []
         for s, change in enumerate(event["changes"]):
