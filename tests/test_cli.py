@@ -173,3 +173,41 @@ def test_play_rejects_bad_setup(args, message):
     result = run(*args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_play_shows_the_seed_only_when_the_game_is_over():
+    # The seed decides every hidden card: printing it at the start would show the bots' hands.
+    quit_ = run("play", "updown", "--players", "2", "--seed", "12345", input="quit\n")
+    before_quit = quit_.output.split("Game left")[0]
+    assert "12345" not in before_quit
+    assert "12345" in quit_.output.split("Game left")[1]
+
+
+@pytest.mark.parametrize("payload,message", [
+    (b"\xff\xfe\x00", "not UTF-8"),
+    (("[" * 100000 + "]" * 100000).encode(), "nested too deeply"),
+    (json.dumps({"game": "updown", "players": 10**9, "steps": []}).encode(), "seats that many"),
+    (json.dumps({"game": "updown", "players": 2, "steps": ["²: flip"]}).encode(), "is not a seat"),
+    (json.dumps({"game": "updown", "players": 2, "steps": ["-1: flip"]}).encode(), "is not a seat"),
+    (json.dumps({"game": "updown", "players": 2, "steps": [
+        "deal 0: 2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC 2D 3D 4D 5D",
+        "deal 1: 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH 2S 3S 4S 5S", "dice: ²+3"]}).encode(),
+     "is not a roll of two dice"),
+])
+def test_replay_turns_hostile_files_into_clear_errors(tmp_path: Path, payload: bytes, message: str):
+    path = tmp_path / "hostile.json"
+    path.write_bytes(payload)
+    result = run("replay", str(path))
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unicode_digits_are_notation_errors_not_crashes():
+    from updown.core import NotationError, get_game
+
+    for game_id, text in [("updown", "²+3"), ("up-or-down", "take ²"), ("up-or-down", "²")]:
+        with pytest.raises(NotationError):
+            get_game(game_id).parse_action(text)
+    answered = run("play", "updown", "--players", "2", "--seed", "1", input="²+3\nquit\n")
+    assert answered.exit_code == 0 and "Traceback" not in answered.output

@@ -360,8 +360,15 @@ def test_resample_is_indistinguishable_for_the_seat(game: Game[Any], players: in
     tally = Counter[str]()
     p_point = min(1.0, 6 / typical_length(game, players))
 
+    first_decision = [True]
+
     def visit(s: State) -> None:
-        if rng.random() < p_point or s.is_terminal():
+        # Always the first decision (hidden cards are dealt by then), so the tally below never
+        # rests on the end of the game alone, where nothing is hidden any more.
+        forced = first_decision[0] and bool(s.actors())
+        if forced:
+            first_decision[0] = False
+        if forced or rng.random() < p_point or s.is_terminal():
             player = rng.randrange(players)  # one seat's world is played on to the end
             for seat in range(players):
                 differs = check_resample(s, seat, rng, play_on=seat == player)

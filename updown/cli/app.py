@@ -34,7 +34,7 @@ OptionArg = Annotated[
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {message}")
+    err_console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, for grep
     return typer.Exit(code)
 
 
@@ -48,7 +48,7 @@ def _game(game_id: str) -> Game[Any]:
 def _setup(game: Game[Any], players: int | None, option: list[str] | None) -> tuple[int, Any]:
     n = players if players is not None else game.bench_players
     if not game.min_players <= n <= game.max_players:
-        raise fail(f"{game.name} is for {game.min_players} to {game.max_players} players, not {n}")
+        raise fail(f"{game.name} is for {game.player_range()} players, not {n}")
     try:
         options = game.Options.parse(option or [])
         options.check(n)
@@ -130,7 +130,8 @@ def play(
                 console.print(event_text(game, event, names))
         shown = len(log)
 
-    console.print(f"[bold]{game.name}[/bold], {n} players, seed {seed}. You are seat {seat}.")
+    # The seed decides every hidden card, so it is shown only once the game is over for you.
+    console.print(f"[bold]{game.name}[/bold], {n} players. You are seat {seat}.")
     try:
         default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
         state, rec = play_game(
@@ -143,7 +144,8 @@ def play(
         raise typer.Exit(0) from None
     result = state.result()
     place = result.placings[seat]
-    console.print(f"[bold]You finished {_ordinal(place)}[/bold]" + (" (shared)" if result.placings.count(place) > 1 else "") + ".")
+    shared = " (shared)" if result.placings.count(place) > 1 else ""
+    console.print(f"[bold]You finished {_ordinal(place)}[/bold]{shared}. Seed {seed}.")
     if record is not None:
         record.write_text(rec.to_json(), encoding="utf-8")
         console.print(f"Record written to {record}.")
@@ -197,6 +199,8 @@ def replay(
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise fail(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise fail(f"{path} is not UTF-8 text (byte {err.start})") from None
     try:
         rec = Record.from_json(text)
         state = replay_record(rec)
@@ -258,5 +262,5 @@ def main() -> None:
     try:
         app()
     except UpdownError as err:  # a last guard: bad input never ends in a traceback
-        err_console.print(f"[red]error:[/red] {err}")
+        err_console.print(f"[red]error:[/red] {err}", soft_wrap=True)
         sys.exit(2)

@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from updown.cli.screens import screen_for
-from updown.core.errors import NotationError
+from updown.core.errors import UpdownError
 from updown.core.protocol import Game, View
 
 
@@ -46,7 +46,7 @@ class HumanAgent:
                 continue
             try:
                 action = self.game.parse_action(text)
-            except NotationError as err:
+            except UpdownError as err:
                 self.console.print(f"[red]{err}[/red]")
                 continue
             if action in legal or action == self.leave:

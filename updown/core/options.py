@@ -82,5 +82,6 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
                     pass
         elif kind is str and isinstance(value, str):
             return value
-    names = " or ".join(getattr(k, "__name__", str(k)) for k in allowed)
-    raise OptionsError(f"option {name}={value!r} is not a {names}")
+    words = {bool: "true or false", int: "a whole number", str: "a word", type(None): "none"}
+    names = " or ".join(words.get(k, getattr(k, "__name__", str(k))) for k in allowed)
+    raise OptionsError(f"option {name}={value!r} must be {names}")

@@ -86,15 +86,19 @@ class Game(ABC, Generic[O]):
         """The partnerships, if seats play in teams (a team's seats share a placing)."""
         return None
 
+    def player_range(self) -> str:
+        """``2 to 4``, or ``4`` when the count is fixed."""
+        if self.min_players == self.max_players:
+            return str(self.min_players)
+        return f"{self.min_players} to {self.max_players}"
+
     def options(self, values: dict[str, Any] | None = None) -> O:
         return self.Options.from_dict(values or {})
 
     def new_state(self, players: int, options: O | None = None) -> State:
         """The state before the first chance outcome or action."""
         if not self.min_players <= players <= self.max_players:
-            raise IllegalAction(
-                f"{self.name} is for {self.min_players} to {self.max_players} players, not {players}"
-            )
+            raise IllegalAction(f"{self.name} is for {self.player_range()} players, not {players}")
         opts = options if options is not None else self.Options()
         opts.check(players)
         return self._new_state(players, opts)

@@ -48,6 +48,8 @@ class Record:
             data = json.loads(text)
         except json.JSONDecodeError as err:
             raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
+        except RecursionError:
+            raise RecordError("not a record: the JSON is nested too deeply") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -66,6 +68,8 @@ class Record:
             raise RecordError("'game' must be a game id string")
         if not isinstance(players, int) or isinstance(players, bool):
             raise RecordError("'players' must be a whole number")
+        if not 1 <= players <= 64:
+            raise RecordError(f"'players' is {players}: no game here seats that many")
         if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
             raise RecordError("'steps' must be a list of strings")
         options = data.get("options", {})
@@ -117,6 +121,11 @@ def new_state_for(record: Record) -> State:
         raise RecordError(f"header: {err}") from None
 
 
+def _is_number(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also accepts ² and other digits that int() refuses."""
+    return text.isascii() and text.isdigit()
+
+
 def replay(record: Record, on_step: StepHook | None = None) -> State:
     """Re-play a record, checking every step; returns the final state.
 
@@ -134,7 +143,7 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
         if state.is_terminal():
             raise RecordError(f"{where}: the game is already over")
         try:
-            if head.isdigit():
+            if _is_number(head):
                 seat = int(head)
                 if not 0 <= seat < state.players:
                     raise RecordError(f"{where}: there is no seat {seat}")
@@ -144,10 +153,16 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
                 state.apply(action, seat)
                 if on_step:
                     on_step(state, seat, action)
+            elif head.lstrip("-").isdigit() or not head[:1].isalpha():
+                raise RecordError(f"{where}: {head!r} is not a seat (seats are 0 to {state.players - 1})")
             else:
-                for token in body.split():
+                for index, token in enumerate(body.split()):
                     if not state.is_chance():
                         actors = ", ".join(map(str, state.actors())) or "nobody"
+                        if index == 0:
+                            raise RecordError(
+                                f"{where}: no chance step is due, and {head!r} is not a seat; seats {actors} must act"
+                            )
                         raise RecordError(f"{where}: {token!r} is one outcome too many; seats {actors} must act")
                     if state.chance_label() != head:
                         raise RecordError(

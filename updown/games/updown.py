@@ -94,6 +94,11 @@ _ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
 """``_ROTATION[n][seat][suit]``: the orientation in which ``suit`` faces ``seat``."""
 
 
+def _ascii_number(text: str) -> bool:
+    t = text.strip()
+    return t.isascii() and t.isdigit()
+
+
 def dice_of(action: int) -> tuple[int, int]:
     k = action - DICE
     return k // 6 + 1, k % 6 + 1
@@ -184,7 +189,7 @@ class UpDownGame(Game[UpDownOptions]):
             return ROTATE + Suit.parse(t.split(" ", 1)[1])
         if "+" in t:
             left, _, right = t.partition("+")
-            if left.strip().isdigit() and right.strip().isdigit():
+            if _ascii_number(left) and _ascii_number(right):
                 a, b = int(left), int(right)
                 if 1 <= a <= 6 and 1 <= b <= 6:
                     return DICE + 6 * (a - 1) + (b - 1)
