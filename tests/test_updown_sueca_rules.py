@@ -554,3 +554,52 @@ def test_every_event_is_described() -> None:
     for event in state.log:
         line = GAME.describe(event, ["a", "b", "c", "d"])
         assert line and not line.startswith("{")
+
+
+# -- resample never hands a seat what it could not see (found in review) ----------------------
+
+def test_resample_places_a_discarded_turned_card_without_falling_back_to_the_real_cards() -> None:
+    # Seat 1 turns AS (trump), discards it, then leads without it: AS must be among its discards.
+    steps = deal("2H 3H 4H 2C 3C", "KD 5D 6D AS 2D", "AD 7D QD 4S 6C", "QS JS 2S KH 6H", turn=True)
+    steps += ["1: discard AS", "1: done", "draw 1: 3D", "2: play", "2: done", "3: play", "3: done",
+              "0: play", "0: done", "1: KD"]
+    state = run(steps)
+    identical = 0
+    for i in range(300):
+        world = state.resample(2, random.Random(i))
+        assert world.view(2) == state.view(2)
+        assert card_id("AS") in world.discards[1]
+        identical += all(world.hands[s] == state.hands[s] and world.discards[s] == state.discards[s]
+                         for s in (0, 1, 3))
+    assert identical < 30  # the real layout is one of many; a fallback to it would show up often
+
+
+def test_resample_forgets_other_seats_private_events_of_earlier_deals() -> None:
+    steps = [*deal(H0, H1, H2, H3, trump="C"), "1: discard 2D", "1: done", "draw 1: AS",
+             "2: sit out", "3: sit out", "0: sit out"]
+    steps += deal("2H 3H 4H 2C 3C", "7D JD 6D 3D 4D", "AD KD QD 5D 2S", "QS JS KS KH 6H", dealer=1, trump="C")
+    state = run(steps)
+    world = state.resample(0, random.Random(5))
+    assert world.view(0) == state.view(0)
+    earlier = world.log[: state.deal_log_start]
+    others_private = [e for e in earlier if "to" in e and 0 not in e["to"]]
+    assert others_private and all(e["type"] == "hidden" and "card" not in e and "cards" not in e
+                                  for e in others_private)
+    assert all(GAME.describe(e, ["a", "b", "c", "d"]) for e in others_private)
+
+
+def test_when_constrained_sampling_fails_resample_still_hides_the_real_cards(monkeypatch) -> None:
+    steps = deal("2H 3H 4H 2C 3C", "KD 5D 6D AS 2D", "AD 7D QD 4S 6C", "QS JS 2S KH 6H", turn=True)
+    steps += ["1: discard AS", "1: done", "draw 1: 3D", "2: play", "2: done"]
+    state = run(steps)
+    real_try = UpDownSuecaState._try_assignment
+
+    def always_fail_unless_relaxed(self, *args, relaxed=False):  # type: ignore[no-untyped-def]
+        return real_try(self, *args, relaxed=True) if relaxed else None
+
+    monkeypatch.setattr(UpDownSuecaState, "_try_assignment", always_fail_unless_relaxed)
+    worlds = [state.resample(2, random.Random(i)) for i in range(20)]
+    for world in worlds:
+        assert world.view(2) == state.view(2)
+    real = [state.hands[s] for s in (0, 1, 3)]
+    assert sum([w.hands[s] for s in (0, 1, 3)] == real for w in worlds) < 5

@@ -25,3 +25,8 @@ class OptionsError(UpdownError):
 
 class RecordError(UpdownError):
     """A game record that is malformed or does not replay."""
+
+
+def not_an_action(action: object) -> IllegalAction:
+    """The error for an action that is not an id at all (``2.0``, ``None``, ``"QH"``)."""
+    return IllegalAction(f"an action is a whole-number id; {action!r} is not (parse notation first)")

@@ -50,7 +50,7 @@ from enum import IntEnum
 from typing import Any
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
-from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
 
@@ -350,6 +350,8 @@ class EuchreState(State):
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
+        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
+            raise not_an_action(action)
         phase = self.phase
         if phase == _PLAY and seat is not None and seat == self.turn:
             hand = self.hands[seat]

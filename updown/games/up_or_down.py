@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
 
@@ -307,6 +307,8 @@ class UpOrDownState(State):
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
+        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
+            raise not_an_action(action)
         phase = self.phase
         if phase == _OVER:
             raise IllegalAction("the game is over")

@@ -37,7 +37,7 @@ from enum import IntEnum
 from typing import Any
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
-from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
 
@@ -337,6 +337,8 @@ class UpDownState(State):
     def apply(self, action: int, seat: int | None = None) -> None:
         # The two commonest steps, dealing a card and choosing one, are inlined: this is the
         # hot path of every playout.
+        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
+            raise not_an_action(action)
         phase = self.phase
         if phase == _DEAL and seat is None:
             hand = self.hands[self.deal_seat]

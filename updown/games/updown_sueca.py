@@ -55,7 +55,7 @@ from enum import IntEnum
 from typing import Any
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
-from updown.core.errors import IllegalAction, NotationError, OptionsError
+from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.protocol import Event, Game, Result, State, View
 
@@ -327,6 +327,8 @@ class UpDownSuecaState(State):
         return LEAVE
 
     def apply(self, action: int, seat: int | None = None) -> None:
+        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
+            raise not_an_action(action)
         phase = self.phase
         if action == LEAVE:
             if seat is None:
@@ -680,21 +682,31 @@ class UpDownSuecaState(State):
             pool.extend(self.discards[s])
         if hidden_turn:
             pool.remove(turned)
-        for _attempt in range(30):
+        assignment = None
+        for _attempt in range(200):
             assignment = self._try_assignment(seat, others, pool, hidden_turn, rng)
             if assignment is not None:
                 break
-        else:  # keep the real cards (always consistent); happens only for very tight constraints
-            assignment = ({s: list(self.hands[s]) for s in others},
-                          {s: list(self.discards[s]) for s in others}, list(self.deck))
+        if assignment is None:
+            # Never fall back to the real cards: that would hand the seat the hidden state. Drop the
+            # void inferences instead; the seat's own view is unchanged either way.
+            assignment = self._try_assignment(seat, others, pool, hidden_turn, rng, relaxed=True)
+            assert assignment is not None
         hands, discards, stock = assignment
         world.deck = stock
         for s in others:
             world.hands[s] = hands[s]
             world.discards[s] = discards[s]
             self._story(world, s, rng)
-        # The current deal's private events must match the new cards.
+        # Earlier deals' private events of other seats (sat-out hands, discards, draws) were never
+        # shown to this seat and nothing in play depends on them: the world keeps only that they
+        # happened, not their cards.
         log = world.log
+        for i in range(self.deal_log_start):
+            e = log[i]
+            if "to" in e and seat not in e["to"]:
+                log[i] = {"type": "hidden", "of": e["type"], "seat": e["seat"], "to": e["to"]}
+        # The current deal's private events must match the new cards.
         counters: dict[tuple[int, str], int] = {}
         for i in range(self.deal_log_start, len(log)):
             e = log[i]
@@ -714,7 +726,8 @@ class UpDownSuecaState(State):
         return world
 
     def _try_assignment(
-        self, seat: int, others: list[int], pool: list[int], hidden_turn: bool, rng: random.Random
+        self, seat: int, others: list[int], pool: list[int], hidden_turn: bool, rng: random.Random,
+        relaxed: bool = False,
     ) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]] | None:
         cards = list(pool)
         rng.shuffle(cards)
@@ -727,6 +740,8 @@ class UpDownSuecaState(State):
             in_hand = len(self.hands[c]) - len(self.drawn[c])  # cards still held from the deal
             # The turned card is in the chooser's hand or among their discards, in proportion.
             turned_to_discard = in_hand <= 0 or (k > 0 and rng.random() < k / (k + in_hand))
+            if k > 0 and not relaxed and not self._may_hold(c, self.turned):
+                turned_to_discard = True  # its play showed it no longer holds the turned card
         for s in sorted(others, key=lambda o: -len(self.voids[o])):
             need = len(self.hands[s])
             fixed: list[int] = []
@@ -736,11 +751,11 @@ class UpDownSuecaState(State):
             chosen: list[int] = []
             rest: list[int] = []
             for c in cards:
-                if len(chosen) < need and self._may_hold(s, c):
+                if len(chosen) < need and (relaxed or self._may_hold(s, c)):
                     chosen.append(c)
                 else:
                     rest.append(c)
-            if len(chosen) < need or not all(self._may_hold(s, c) for c in fixed):
+            if len(chosen) < need or not (relaxed or all(self._may_hold(s, c) for c in fixed)):
                 return None
             hands[s] = fixed + chosen
             cards = rest
@@ -817,6 +832,8 @@ class UpDownSuecaState(State):
 def describe_event(event: Event, names: Sequence[str]) -> str:
     """One line that tells people what happened and, for a trick or a score, why."""
     kind = event["type"]
+    if kind == "hidden":
+        return f"({names[event['seat']]}: a private {event['of']} event, not known in this world)"
     if kind == "deal":
         return (f"Deal {event['deal']}: {names[event['dealer']]} deals; "
                 f"{names[event['chooser']]} chooses the trump.")
