@@ -517,3 +517,37 @@ def test_greedy_gives_up_the_weakest_column_when_forced() -> None:
     state = play([*SETUP, *OPENING])
     bot = make_bot("greedy", GAME, ANN, random.Random(0))
     assert GAME.action_to_str(bot.act(state.view(ANN), state.legal_actions(ANN))) == "give up 2"
+
+
+def test_resampled_worlds_retell_where_played_cards_came_from() -> None:
+    """Whether a card another seat has played came from its deal or from which face-down draw was
+    never shown to this seat, so resampled worlds must not keep the real answer (found in review)."""
+    found: list[Any] = []
+
+    def spot(state: Any, _seat: Any, _action: Any) -> None:
+        if found or state.is_terminal() or state.is_chance():
+            return
+        played = {e["card"] for e in state.log if e["type"] == "play" and e["seat"] == 1}
+        if sum(1 for e in state.log if e["type"] == "drew" and e["seat"] == 1 and e["card"] in played) >= 2:
+            found.append(state.clone())
+
+    random_playout(GAME, 2, 3, observer=spot)
+    state = found[0]
+    played = {e["card"] for e in state.log if e["type"] == "play" and e["seat"] == 1}
+
+    def history(s: Any) -> list[tuple[int, list[int]]]:
+        return [(i, sorted(c for c in (e.get("cards") or [e["card"]]) if c in played))
+                for i, e in enumerate(s.log) if "to" in e and e["seat"] == 1]
+
+    worlds = [state.resample(0, random.Random(k)) for k in range(40)]
+    assert sum(history(w) == history(state) for w in worlds) < 20
+    for w in worlds:  # still a history the table could have seen: every card held before it is played
+        assert w.view(0) == state.view(0)
+        held: set[int] = set()
+        for e in w.log:
+            if e.get("seat") != 1:
+                continue
+            if e["type"] in ("hand", "drew") and "to" in e:
+                held.update(e.get("cards") or [e["card"]])
+            elif e["type"] == "play" and e["card"] in played:
+                assert e["card"] in held

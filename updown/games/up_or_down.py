@@ -545,14 +545,9 @@ class UpOrDownState(State):
             mapping.update(zip(hidden[s], new))
             world.hands[s] = list(self.known[s]) + new
         world.stock = pool
-        if mapping:
-            log = world.log
-            for i, e in enumerate(log):
-                if "to" in e and e["seat"] != seat:
-                    if e["type"] == "hand":
-                        log[i] = {**e, "cards": sorted(mapping.get(c, c) for c in e["cards"])}
-                    elif e["type"] == "drew":
-                        log[i] = {**e, "card": mapping.get(e["card"], e["card"])}
+        for s in range(self.players):
+            if s != seat:
+                _retell_private_history(world.log, s, mapping, rng)
         return world
 
     def clone(self) -> UpOrDownState:
@@ -582,6 +577,57 @@ class UpOrDownState(State):
 
 def _card(n: int) -> str:
     return f"{n} ({colour_name(n)})"
+
+
+def _retell_private_history(log: list[Event], seat: int, mapping: dict[int, int], rng: random.Random) -> None:
+    """Rewrite ``seat``'s private events (its deal and face-down draws) for a resampled world.
+
+    Which of its cards came from the deal and which from which draw was never shown to anyone else,
+    even for cards it has since played. So the cards it obtained privately (the played ones as they
+    are, the ones still hidden as ``mapping`` renamed them) are shared out over its private slots at
+    random, under the one constraint the table saw: a card was obtained before it was played.
+    """
+    slots: list[tuple[int, int]] = []  # (log index, cards in the event)
+    cards: list[int] = []
+    played_at: dict[int, int] = {}
+    for i, e in enumerate(log):
+        if e.get("seat") != seat:
+            continue
+        if e["type"] == "hand" and "to" in e:
+            slots.append((i, len(e["cards"])))
+            cards.extend(mapping.get(c, c) for c in e["cards"])
+        elif e["type"] == "drew" and "to" in e:
+            slots.append((i, 1))
+            card: int = e["card"]
+            cards.append(mapping.get(card, card))
+        elif e["type"] == "play":
+            played_at[e["card"]] = i
+    if not slots:
+        return
+    deadline = {c: played_at.get(c, len(log)) for c in cards}
+    places = [i for i, k in slots for _ in range(k)]  # one log index per card slot, in order
+
+    def feasible(left: list[int], free: list[int]) -> bool:
+        # Earliest deadline first: the k-th card to be played needs the k-th free slot before it.
+        return all(slot < deadline[c] for slot, c in zip(free, sorted(left, key=deadline.__getitem__)))
+
+    unassigned = list(cards)
+    chosen: list[int] = []
+    for n, place in enumerate(places):
+        rng.shuffle(unassigned)
+        for c in unassigned:
+            rest = [x for x in unassigned if x != c]
+            if place < deadline[c] and feasible(rest, places[n + 1:]):
+                chosen.append(c)
+                unassigned = rest
+                break
+        else:  # unreachable: the real history satisfies every deadline
+            raise AssertionError("no consistent private history")
+    k = 0
+    for i, size in slots:
+        got, k = chosen[k:k + size], k + size
+        e = log[i]
+        log[i] = {**e, "cards": sorted(got)} if e["type"] == "hand" else {**e, "card": got[0]}
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
