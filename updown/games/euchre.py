@@ -764,9 +764,7 @@ class EuchreState(State):
         return c
 
 
-
 # -- explanations -------------------------------------------------------------------------------
-
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:

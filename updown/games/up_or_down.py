@@ -572,7 +572,6 @@ class UpOrDownState(State):
         return c
 
 
-
 # -- explanations -------------------------------------------------------------------------------
 
 def _card(n: int) -> str:

@@ -646,9 +646,7 @@ class UpDownState(State):
         return c
 
 
-
 # -- explanations -------------------------------------------------------------------------------
-
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:

@@ -824,9 +824,7 @@ class UpDownSuecaState(State):
         return c
 
 
-
 # -- explanations -------------------------------------------------------------------------------
-
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
