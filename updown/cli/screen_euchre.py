@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import card_text, suit_text
+from updown.cli.screens import card_text, player_text, suit_text
 from updown.core.protocol import View
 
 GAME_ID = "euchre"
@@ -54,7 +54,7 @@ def screen(view: View, names: Sequence[str]) -> RenderableType:
         if s in view["to_act"]:
             marks.append("to act")
         table.add_row(
-            Text(name + (" (you)" if s == seat else ""), style="bold" if s == seat else ""),
+            player_text(name, s == seat),
             str(view["hand_sizes"][s]), str(view["tricks"][s]),
             card_text(played[s], bold=True) if s in played else Text(""),
             ", ".join(marks),

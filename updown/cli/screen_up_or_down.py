@@ -10,6 +10,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from updown.cli.screens import player_text
 from updown.core.protocol import View
 from updown.games.up_or_down import COLOUR, COLOURS
 
@@ -96,7 +97,7 @@ def screen(view: View, names: Sequence[str]) -> RenderableType:
     table.add_column("score", justify="right")
     table.add_column("hand", justify="right")
     for s, name in enumerate(names):
-        label = Text(name + (" (you)" if s == seat else ""), style="bold" if s == seat else "")
+        label = player_text(name, s == seat)
         if s == view["turn"] and view["phase"] != "over":
             label.append(" ◀", style="yellow")
         known = view["known"][s]

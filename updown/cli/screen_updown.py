@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import card_text, suit_text
+from updown.cli.screens import card_text, player_text, suit_text
 from updown.core.cards import Card
 from updown.core.protocol import View
 
@@ -46,7 +46,7 @@ def screen(view: View, names: Sequence[str]) -> RenderableType:
         if s in view["submitted"]:
             marks.append("has chosen")
         table.add_row(
-            Text(name + (" (you)" if s == seat else ""), style="bold" if s == seat else ""),
+            player_text(name, s == seat),
             suit_text(suits[s]) if suits else Text("-"),
             str(view["tricks"][s]), str(view["totals"][s]), ", ".join(marks),
         )

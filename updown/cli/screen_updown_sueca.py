@@ -9,7 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import card_text, suit_text
+from updown.cli.screens import card_text, player_text, suit_text
 from updown.core.protocol import View
 
 GAME_ID = "updown-sueca"
@@ -51,7 +51,7 @@ def screen(view: View, names: Sequence[str]) -> RenderableType:
         if s in view["left"]:
             marks.append("left (bot)")
         table.add_row(
-            Text(name + (" (you)" if s == seat else ""), style="bold" if s == seat else ""),
+            player_text(name, s == seat),
             str(view["scores"][s]), plays, "-" if swapped is None else str(swapped),
             str(view["tricks"][s]) if decision == "play" else "",
             card_text(on_table[s], bold=True) if s in on_table else Text(""), ", ".join(marks),

@@ -33,6 +33,11 @@ def suit_text(letter: str) -> Text:
     return Text(s.symbol, style="red" if s.is_red else "bright_white")
 
 
+def player_text(name: str, you: bool) -> Text:
+    """A player's name in a screen's table, marked and bold for the seat being shown."""
+    return Text(name + " (you)", style="bold") if you else Text(name)
+
+
 def generic_screen(view: View, names: Sequence[str]) -> RenderableType:
     table = Table(box=None, show_header=False)
     for key, value in view.items():
