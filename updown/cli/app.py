@@ -258,6 +258,25 @@ def bench(
                               f"ratio {result.games_per_second / theirs:.2f}")
 
 
+def _load_commands() -> None:
+    """More commands live in ``cmd_<name>.py`` modules beside this one (serve, arena, ...).
+
+    Each defines its command on :data:`app`; importing it is enough, so a new command touches no
+    shared file.
+    """
+    import importlib
+    import pkgutil
+
+    import updown.cli as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("cmd_"):
+            importlib.import_module(f"updown.cli.{info.name}")
+
+
+_load_commands()
+
+
 def main() -> None:
     try:
         app()
