@@ -1,0 +1,15 @@
+"""Online play: ``updown serve``.
+
+Owns accounts and sessions, tables and seats, the WebSocket play protocol, clocks, stand-in bots,
+the RISCOS ledger, ratings, stored game steps and crash recovery. It reaches the games only through
+``updown.core`` (the protocol, views, records) and ``updown.bots``; no module here knows which
+game a table plays. See ``docs/server.md``.
+
+- ``models.py``: the database tables (SQLAlchemy 2); ``migrations/``: Alembic.
+- ``db.py``: engines (SQLite by default, PostgreSQL by URL) and ``upgrade``.
+- ``store.py``: every read and write, each a short transaction.
+- ``live.py``: one running table in memory: state rebuilt from steps, frames per seat, the loop
+  that plays chance and bots.
+- ``hub.py``: the tables of this process, ownership, clocks, grace periods, settlement, the bus.
+- ``app.py``: HTTP routes and the WebSocket.
+"""

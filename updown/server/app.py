@@ -1,0 +1,506 @@
+"""The HTTP API and the WebSocket (FastAPI). See ``docs/server.md`` for every route and message."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerifyMismatchError
+from fastapi import FastAPI, HTTPException, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from updown.bots import bot_names
+from updown.core.errors import UpdownError
+from updown.core.registry import all_games, get_game
+from updown.server.db import make_engine, upgrade
+from updown.server.hub import Bus, Hub, RedisBus, new_table_id
+from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.models import Account, Seat, Table
+from updown.server.store import Store
+
+log = logging.getLogger("updown.server")
+
+COOKIE = "updown_session"
+MAX_FRAME = 4096
+"""Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
+NAME_RE = re.compile(r"^[A-Za-z0-9À-ÿ][A-Za-z0-9À-ÿ _.-]{1,23}$")
+RESERVED = ("bot:", "guest-", "house")
+
+hasher = PasswordHasher()  # argon2id with the library's recommended parameters
+
+
+@dataclass
+class Settings:
+    db: str = "sqlite:///updown.db"
+    redis: str | None = None
+    bot_delay: float = 0.6
+    secure_cookies: bool = False
+
+
+class Credentials(BaseModel):
+    name: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class GuestIn(BaseModel):
+    name: str | None = Field(default=None, max_length=64)
+
+
+class TableIn(BaseModel):
+    game: str = Field(max_length=32)
+    players: int | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: list[str] | None = None
+    """One entry per seat: ``me``, ``open`` or ``bot:NAME``. Default: you at seat 0, others open."""
+    timer: float | None = None
+    grace: float = 60.0
+    rated: bool = False
+    private: bool = False
+
+
+class JoinIn(BaseModel):
+    seat: int | None = None
+
+
+def bad(status: int, message: str) -> HTTPException:
+    return HTTPException(status_code=status, detail=message)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    engine = make_engine(settings.db)
+    store = Store(engine)
+    bus: Bus = RedisBus(settings.redis) if settings.redis else Bus()
+    hub = Hub(store, bus=bus, bot_delay=settings.bot_delay, multi=settings.redis is not None)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(upgrade, engine)
+        await hub.start()
+        yield
+        await hub.stop()
+        engine.dispose()
+
+    app = FastAPI(title="updown", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
+    app.state.hub = hub
+    app.state.store = store
+
+    # -- helpers --------------------------------------------------------------------------------
+    def current(request: Request) -> Account | None:
+        token = request.cookies.get(COOKIE)
+        return store.session_account(token) if token else None
+
+    def require(request: Request) -> Account:
+        acc = current(request)
+        if acc is None:
+            raise bad(401, "sign in or play as a guest first")
+        return acc
+
+    def signed_in(response: Response, account_id: int) -> None:
+        token = store.new_session(account_id)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=settings.secure_cookies,
+                            max_age=30 * 24 * 3600, path="/")
+
+    def me_dict(acc: Account) -> dict[str, Any]:
+        return {"id": acc.id, "name": acc.name, "kind": acc.kind,
+                "balance": store.balance(acc.id) if acc.kind == "person" else None}
+
+    def table_summary(t: Table, seats: list[Seat]) -> dict[str, Any]:
+        return {"id": t.id, "game": t.game, "players": t.players, "options": json.loads(t.options),
+                "status": t.status, "rated": t.rated, "timer": t.timer, "created_at": t.created_at,
+                "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name,
+                           "bot": s.bot if s.kind == "bot" else None} for s in seats]}
+
+    @app.exception_handler(UpdownError)
+    async def _updown_error(_request: Request, err: UpdownError) -> JSONResponse:
+        return JSONResponse(status_code=400, content={"detail": str(err)[:300]})
+
+    # -- accounts -------------------------------------------------------------------------------
+    @app.post("/api/register")
+    def register(body: Credentials, response: Response) -> dict[str, Any]:
+        name = body.name.strip()
+        if not NAME_RE.match(name) or name.lower().startswith(RESERVED):
+            raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-', and starts with a "
+                           "letter or digit")
+        if len(body.password) < 8:
+            raise bad(400, "a password has at least 8 characters")
+        account_id = store.create_account(name, "person", hasher.hash(body.password))
+        if account_id is None:
+            raise bad(409, f"the name {name!r} is taken")
+        signed_in(response, account_id)
+        acc = store.account(account_id)
+        assert acc is not None
+        return me_dict(acc)
+
+    @app.post("/api/login")
+    def login(body: Credentials, response: Response) -> dict[str, Any]:
+        acc = store.account_by_name(body.name.strip())
+        ok = False
+        if acc is not None and acc.kind == "person" and acc.pw_hash:
+            try:
+                ok = hasher.verify(acc.pw_hash, body.password)
+            except (VerifyMismatchError, InvalidHashError):
+                ok = False
+        else:
+            hasher.hash(body.password)  # the same work whether or not the name exists
+        if not ok or acc is None:
+            raise bad(401, "wrong name or password")
+        if hasher.check_needs_rehash(acc.pw_hash or ""):
+            store.set_password(acc.id, hasher.hash(body.password))
+        signed_in(response, acc.id)
+        return me_dict(acc)
+
+    @app.post("/api/guest")
+    def guest(body: GuestIn, response: Response) -> dict[str, Any]:
+        base = (body.name or "").strip()
+        if base and not NAME_RE.match(base):
+            raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-'")
+        for _ in range(5):
+            name = f"guest-{secrets.token_hex(3)}" if not base else f"guest-{base}-{secrets.token_hex(2)}"
+            account_id = store.create_account(name, "guest", None)
+            if account_id is not None:
+                signed_in(response, account_id)
+                acc = store.account(account_id)
+                assert acc is not None
+                return me_dict(acc)
+        raise bad(503, "could not make a guest name; try again")
+
+    @app.post("/api/logout")
+    def logout(request: Request, response: Response) -> dict[str, Any]:
+        token = request.cookies.get(COOKIE)
+        if token:
+            store.end_session(token)
+        response.delete_cookie(COOKIE, path="/")
+        return {"ok": True}
+
+    @app.get("/api/me")
+    def me(request: Request) -> dict[str, Any]:
+        acc = require(request)
+        out = me_dict(acc)
+        out["ratings"] = store.account_ratings(acc.id)
+        out["tables"] = [table_summary(t, s) for t, s in store.account_tables(acc.id)]
+        out["ledger"] = store.entries(acc.id)[-50:] if acc.kind == "person" else []
+        return out
+
+    # -- games and tables -----------------------------------------------------------------------
+    @app.get("/api/games")
+    def games() -> list[dict[str, Any]]:
+        return [{"id": g.id, "name": g.name, "min_players": g.min_players, "max_players": g.max_players,
+                 "default_players": g.bench_players, "teams": g.teams(g.bench_players) is not None,
+                 "options": [{"name": n, "type": getattr(t, "__name__", str(t)), "default": d, "help": h}
+                             for n, t, d, h in g.Options.fields()],
+                 "bots": bot_names(g.id)} for g in all_games()]
+
+    @app.get("/api/tables")
+    def tables(status: str = "open,running") -> list[dict[str, Any]]:
+        wanted = [s for s in status.split(",") if s in ("open", "running", "finished")]
+        return [table_summary(t, s) for t, s in store.tables(wanted)]
+
+    @app.post("/api/tables")
+    async def create_table(body: TableIn, request: Request) -> dict[str, Any]:
+        acc = require(request)
+        try:
+            game = get_game(body.game)
+        except UpdownError as err:
+            raise bad(400, str(err)) from None
+        players = body.players if body.players is not None else game.bench_players
+        if not game.min_players <= players <= game.max_players:
+            raise bad(400, f"{game.name} is for {game.player_range()} players, not {players}")
+        try:
+            options = game.Options.from_dict(body.options)
+            options.check(players)
+        except UpdownError as err:
+            raise bad(400, f"options: {err}") from None
+        if body.timer is not None and not 5 <= body.timer <= 3600:
+            raise bad(400, "the move timer is 5 to 3600 seconds, or none")
+        if not 0 <= body.grace <= 3600:
+            raise bad(400, "the grace period is 0 to 3600 seconds")
+        if body.rated and acc.kind != "person":
+            raise bad(400, "guests play unrated tables only; register to play rated")
+        specs = body.seats or ["me"] + ["open"] * (players - 1)
+        if len(specs) != players:
+            raise bad(400, f"give {players} seats, not {len(specs)}")
+        if specs.count("me") > 1:
+            raise bad(400, "you can take one seat")
+        table_id = new_table_id()
+        seats: list[Seat] = []
+        for i, spec in enumerate(specs):
+            if spec == "me":
+                seats.append(Seat(table_id=table_id, seat=i, kind="person", account_id=acc.id, name=acc.name))
+            elif spec == "open":
+                seats.append(Seat(table_id=table_id, seat=i, kind="open", name=""))
+            elif spec.startswith("bot:") and spec[4:] in bot_names(game.id):
+                seats.append(Seat(table_id=table_id, seat=i, kind="bot", bot=spec[4:],
+                                  name=f"{spec[4:].capitalize()} bot {i}"))
+            else:
+                raise bad(400, f"seat {i}: {spec[:40]!r} is not 'me', 'open' or 'bot:NAME' "
+                               f"(bots: {', '.join(bot_names(game.id))})")
+        row = Table(id=table_id, game=game.id, players=players, options=json.dumps(options.to_dict()),
+                    seed=secrets.token_hex(16), timer=body.timer, grace=body.grace, rated=body.rated,
+                    private=body.private, status="open", created_by=acc.id, created_at=time.time(),
+                    lease_until=0.0)
+        await asyncio.to_thread(store.create_table, row, seats)
+        if await asyncio.to_thread(store.start_table, table_id):
+            await hub.started(table_id)
+        return await table_info(table_id)
+
+    async def table_info(table_id: str) -> dict[str, Any]:
+        live = await hub.live(table_id)
+        if live is None:
+            raise bad(404, "no such table")
+        return live.public()
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(table_id: str) -> dict[str, Any]:
+        return await table_info(table_id)
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(table_id: str, body: JoinIn, request: Request) -> dict[str, Any]:
+        acc = require(request)
+        live = await hub.live(table_id)
+        if live is None:
+            raise bad(404, "no such table")
+        await hub.refresh(live)
+        if live.status != "open":
+            raise bad(409, "the game has started; watch it instead")
+        if live.rated and acc.kind != "person":
+            raise bad(403, "this table is rated: register to play it")
+        if any(s.account_id == acc.id for s in live.seats):
+            raise bad(409, "you already have a seat at this table")
+        free = [i for i, s in enumerate(live.seats) if s.kind == "open"]
+        seat = body.seat if body.seat is not None else (free[0] if free else None)
+        if seat is None or seat not in free:
+            raise bad(409, "that seat is taken" if seat is not None else "every seat is taken")
+        if not await asyncio.to_thread(store.take_seat, table_id, seat, acc.id, acc.name):
+            raise bad(409, "that seat was just taken")
+        if await asyncio.to_thread(store.start_table, table_id):
+            await hub.started(table_id)
+        else:
+            await hub.refresh(live)
+            await hub.changed(live)
+        return live.public()
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(table_id: str, request: Request) -> dict[str, Any]:
+        acc = require(request)
+        live = await hub.live(table_id)
+        if live is None:
+            raise bad(404, "no such table")
+        await hub.refresh(live)
+        seat = next((i for i, s in enumerate(live.seats) if s.account_id == acc.id and s.kind == "person"), None)
+        if seat is None:
+            raise bad(409, "you have no seat at this table")
+        if live.status == "open":
+            await asyncio.to_thread(store.free_seat, table_id, seat, acc.id)
+            await hub.refresh(live)
+            await hub.changed(live)
+            return live.public()
+        try:
+            await hub.leave(live, seat)
+        except ActionError as err:
+            raise bad(409, err.message) from None
+        return live.public()
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str) -> JSONResponse:
+        live = await hub.live(table_id)
+        if live is None:
+            raise bad(404, "no such table")
+        async with live.lock:
+            await live.catch_up()
+        finished = live.state.is_terminal()
+        return JSONResponse(live.record(full=finished),
+                            headers={"Content-Disposition": f'attachment; filename="{live.game.id}-{table_id}.json"'})
+
+    @app.get("/api/leaderboard/{game_id}")
+    def leaderboard(game_id: str) -> list[dict[str, Any]]:
+        try:
+            get_game(game_id)
+        except UpdownError as err:
+            raise bad(404, str(err)) from None
+        return store.leaderboard(game_id)
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        return {"ok": True, "tables": len(hub.lives)}
+
+    # -- the table's WebSocket ------------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(websocket: WebSocket, table_id: str) -> None:
+        token = websocket.cookies.get(COOKIE)
+        acc = await asyncio.to_thread(store.session_account, token) if token else None
+        live = await hub.live(table_id)
+        if live is None:
+            await websocket.close(code=4404, reason="no such table")
+            return
+        await hub.refresh(live)
+        watch = websocket.query_params.get("watch") in ("1", "true")
+        key = SPECTATOR
+        if acc is not None and not watch:
+            key = next((i for i, s in enumerate(live.seats) if s.account_id == acc.id and s.kind == "person"),
+                       SPECTATOR)
+        since_text = websocket.query_params.get("since")
+        since = int(since_text) if since_text and since_text.isascii() and since_text.isdigit() and \
+            len(since_text) < 10 else None
+        await websocket.accept()
+        conn = Connection(websocket, key)
+        await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
+                              "you": acc.name if acc else None, "max_frame": MAX_FRAME})
+        async with live.lock:
+            await live.catch_up()
+        async with conn.send_lock:
+            first = live.frame(key, since)
+            conn.last_n = first["n"]
+            live.conns.add(conn)
+            await conn.websocket.send_text(json.dumps(first))
+            await conn.websocket.send_text(json.dumps({"type": "table", "table": live.public()}))
+        hub.connected(live, key, +1)
+        if key != SPECTATOR and live.seats[key].away:
+            await hub.set_away(live, key, False)
+        else:
+            await hub.changed(live)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    await conn.error(None, "malformed", "send JSON text frames, not binary")
+                    continue
+                await handle(live, conn, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            live.conns.discard(conn)
+            hub.connected(live, key, -1)
+            try:
+                await hub.changed(live)
+            except Exception:
+                pass
+
+    async def handle(live: Live, conn: Connection, text: str) -> None:
+        if len(text) > MAX_FRAME:
+            await conn.error(None, "too-large", f"a message may have {MAX_FRAME} characters, this one has {len(text)}")
+            return
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError):
+            await conn.error(None, "malformed", "a message is one JSON object, e.g. "
+                                                '{"type": "act", "id": "1", "action": "QH"}')
+            return
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            await conn.error(None, "malformed", 'a message is a JSON object with a "type"')
+            return
+        kind = msg["type"]
+        cid = msg.get("id")
+        if cid is not None and (not isinstance(cid, str) or not 1 <= len(cid) <= 64):
+            await conn.error(None, "malformed", '"id" is a string of 1 to 64 characters')
+            return
+        if kind == "ping":
+            await conn.send_json({"type": "pong", "id": cid})
+        elif kind == "resync":
+            since = msg.get("since")
+            if since is not None and (type(since) is not int or since < 0):
+                await conn.error(cid, "malformed", '"since" is a frame number you received, or null')
+                return
+            async with conn.send_lock:
+                frame = live.frame(conn.key, since)
+                conn.last_n = frame["n"]
+                await conn.websocket.send_text(json.dumps(frame))
+        elif kind == "back":
+            if conn.key != SPECTATOR:
+                await hub.set_away(live, conn.key, False)
+        elif kind == "leave":
+            if conn.key == SPECTATOR:
+                await conn.error(cid, "spectator", "spectators have no seat to leave")
+                return
+            try:
+                await hub.leave(live, conn.key)
+            except ActionError as err:
+                await conn.error(cid, err.code, err.message)
+                return
+            await conn.send_json({"type": "ack", "id": cid, "left": True})
+        elif kind == "act":
+            await act(live, conn, msg, cid)
+        else:
+            await conn.error(cid, "malformed", f"unknown message type {kind[:30]!r} "
+                                               "(act, leave, back, resync, ping)")
+
+    async def act(live: Live, conn: Connection, msg: dict[str, Any], cid: str | None) -> None:
+        if cid is None:
+            await conn.error(None, "malformed", 'an action needs an "id" of your choice, so that a resend is '
+                                                'recognised')
+            return
+        if conn.key == SPECTATOR:
+            await conn.error(cid, "spectator", "spectators cannot act")
+            return
+        if "seat" in msg and msg["seat"] != conn.key:
+            await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
+            return
+        raw = msg.get("action")
+        try:
+            if type(raw) is int:
+                action = raw
+                live.game.action_to_str(action)
+            elif isinstance(raw, str) and 0 < len(raw) <= 40:
+                action = live.game.parse_action(raw)
+            else:
+                raise ActionError("malformed", '"action" is an action id or its notation, e.g. "QH"')
+        except UpdownError as err:
+            await conn.error(cid, "notation", str(err)[:200])
+            return
+        except ActionError as err:
+            await conn.error(cid, err.code, err.message)
+            return
+        if live.seats[conn.key].away:
+            await hub.set_away(live, conn.key, False)
+        try:
+            await live.submit(conn.key, action, cid, "player")
+        except ActionError as err:
+            await conn.error(cid, err.code, err.message)
+            return
+        await conn.send_json({"type": "ack", "id": cid})
+        await hub.after_step(live)
+
+    try:  # the browser client, when this copy of the package has it
+        from updown.web import mount  # type: ignore[attr-defined]
+    except ImportError:
+        mount = None
+    if mount is not None:
+        mount(app)
+    else:
+        @app.get("/")
+        def index() -> dict[str, Any]:
+            return {"updown": "server", "api": "/api/docs"}
+
+    return app
+
+
+class Connection:
+    """One client's WebSocket: its seat (or SPECTATOR) and the last frame number it was sent."""
+
+    def __init__(self, websocket: WebSocket, key: int):
+        self.websocket = websocket
+        self.key = key
+        self.last_n = -1
+        self.send_lock = asyncio.Lock()
+
+    async def send_text(self, text: str) -> None:
+        async with self.send_lock:
+            await self.websocket.send_text(text)
+
+    async def send_json(self, data: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(data))
+
+    async def error(self, cid: str | None, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "id": cid, "code": code, "message": message})

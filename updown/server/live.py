@@ -1,0 +1,407 @@
+"""A running table in this process: its state rebuilt from the stored steps, the frames each seat
+has been sent, and the loop that plays chance, bots and stand-ins.
+
+The rules are the game's; this module drives the protocol as ``core/driver.py`` does and knows no
+game. Every step is stored before it is acknowledged or broadcast.
+
+What a seat is sent is built from ``state.view(seat)`` alone (``view(None)`` for spectators). A
+seat's messages are numbered by its *frames*: a frame is counted at every step after which that
+seat's view differs, so the numbers themselves say nothing about steps the seat cannot see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from updown.bots import bot_names, make_bot
+from updown.core.errors import UpdownError
+from updown.core.protocol import Game, State
+from updown.core.records import Record, RecordWriter
+from updown.core.registry import get_game
+from updown.server.models import Seat, Table
+from updown.server.store import Conflict, Finish, Store, StepRow
+
+log = logging.getLogger("updown.server")
+
+SPECTATOR = -1
+"""The frames key of spectators (``view(None)``)."""
+
+
+class ActionError(Exception):
+    """A client's request that cannot be carried out; the message is safe to send to that client."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def standin_bot(game: Game[Any]) -> str:
+    """The bot that plays for an away or departed person."""
+    names = bot_names(game.id)
+    for name in ("normal", "greedy"):
+        if name in names:
+            return name
+    return "random"
+
+
+@dataclass
+class SeatInfo:
+    kind: str  # open, person, bot
+    account_id: int | None
+    bot: str | None
+    name: str
+    left: bool = False
+    away: bool = False
+    connections: int = 0
+
+    @classmethod
+    def of(cls, row: Seat) -> SeatInfo:
+        return cls(row.kind, row.account_id, row.bot, row.name, row.left, row.away)
+
+
+@dataclass
+class SeatFrames:
+    """What one seat (or the spectators) has been shown: the visible-log length at each frame."""
+
+    loglens: list[int] = field(default_factory=lambda: [0])
+    sig: str = ""
+
+
+class Live:
+    def __init__(self, row: Table, seats: list[Seat], store: Store, *, bot_delay: float,
+                 notify: Callable[[Live], Awaitable[None]]):
+        self.id = row.id
+        self.game = get_game(row.game)
+        self.players = row.players
+        self.options = self.game.Options.from_dict(json.loads(row.options))
+        self.seed = row.seed
+        self.timer = row.timer
+        self.grace = row.grace
+        self.rated = row.rated
+        self.private = row.private
+        self.status = row.status
+        self.result = json.loads(row.result) if row.result else None
+        self.created_at = row.created_at
+        self.seats = [SeatInfo.of(s) for s in seats]
+        self.store = store
+        self.bot_delay = bot_delay
+        self.notify = notify
+        self.state: State = self.game.new_state(self.players, self.options)
+        self.steps: list[StepRow] = []
+        self.client_ids: dict[tuple[int, str], int] = {}
+        self.frames: dict[int, SeatFrames] = {k: SeatFrames() for k in [*range(self.players), SPECTATOR]}
+        self.lock = asyncio.Lock()
+        self.conns: set[Any] = set()
+        self.turn_since: dict[int, float] = {}
+        self.driver: asyncio.Task[None] | None = None
+        self.owned = False
+        self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        self.leave_tried: set[int] = set()
+        for k in self.frames:
+            self._frame_check(k)
+
+    # -- rebuilding and applying ----------------------------------------------------------------
+    def _apply_row(self, state: State, row: StepRow) -> None:
+        action = self.game.parse_action(row.notation)
+        state.apply(action, row.seat)
+
+    def absorb(self, rows: list[StepRow]) -> bool:
+        """Apply stored steps this process has not applied yet (rebuild or catch-up)."""
+        changed = False
+        for row in rows:
+            if row.n != len(self.steps) + 1:
+                continue
+            self._apply_row(self.state, row)
+            self._stepped(row)
+            changed = True
+        return changed
+
+    def _stepped(self, row: StepRow) -> None:
+        self.steps.append(row)
+        if row.client_id is not None and row.seat is not None:
+            self.client_ids[(row.seat, row.client_id)] = row.n
+        for k in self.frames:
+            self._frame_check(k)
+        now = time.time()
+        actors = set(self.state.actors()) if not self.state.is_terminal() else set()
+        self.turn_since = {s: self.turn_since.get(s, now) for s in actors}
+
+    def _frame_check(self, key: int) -> None:
+        view = self.state.view(None if key == SPECTATOR else key)
+        loglen = len(view.pop("log"))
+        if key != SPECTATOR and not self.state.is_terminal():
+            view["_legal"] = self.state.legal_actions(key)
+        sig = json.dumps(view, sort_keys=True, default=str)
+        f = self.frames[key]
+        if sig != f.sig or loglen != f.loglens[-1]:
+            if f.sig:
+                f.loglens.append(loglen)
+            else:
+                f.loglens[-1] = loglen
+            f.sig = sig
+
+    async def catch_up(self) -> bool:
+        rows = await asyncio.to_thread(self.store.steps, self.id, len(self.steps))
+        changed = self.absorb(rows)
+        if self.state.is_terminal() and self.status != "finished":
+            row = await asyncio.to_thread(self.store.table, self.id)
+            if row is not None:
+                self.status = row[0].status
+                self.result = json.loads(row[0].result) if row[0].result else None
+        return changed
+
+    # -- what clients see -----------------------------------------------------------------------
+    def frame_no(self, key: int) -> int:
+        return len(self.frames[key].loglens) - 1
+
+    def names(self) -> list[str]:
+        return [s.name or f"seat {i}" for i, s in enumerate(self.seats)]
+
+    def describe(self, events: list[dict[str, Any]]) -> list[str]:
+        names = self.names()
+        out = []
+        for e in events:
+            try:
+                out.append(self.game.describe(e, names))
+            except Exception:  # a line of text must never stop the table
+                out.append(e.get("type", ""))
+        return out
+
+    def legal(self, key: int) -> list[dict[str, Any]]:
+        if key == SPECTATOR or self.state.is_terminal() or key not in self.state.actors():
+            return []
+        return [{"id": a, "notation": self.game.action_to_str(a)} for a in self.state.legal_actions(key)]
+
+    def can_leave(self, key: int) -> bool:
+        return key != SPECTATOR and not self.state.is_terminal() and not self.seats[key].left
+
+    def leave_costs(self, key: int) -> bool:
+        return key != SPECTATOR and not self.state.is_terminal() and self.state.leave_action(key) is not None
+
+    def frame(self, key: int, since: int | None) -> dict[str, Any]:
+        """A snapshot (``since`` None or unknown) or the frames after ``since``, coalesced."""
+        view = self.state.view(None if key == SPECTATOR else key)
+        logs = view.pop("log")
+        n = self.frame_no(key)
+        extra = {"legal": self.legal(key), "clock": self.clock(), "leave_costs": self.leave_costs(key)}
+        if since is None or not 0 <= since <= n:
+            return {"type": "snapshot", "n": n, "view": {**view, "log": logs}, "lines": self.describe(logs), **extra}
+        start = self.frames[key].loglens[since]
+        events = logs[start:]
+        return {"type": "frame", "n": n, "from": since, "view": view, "events": events,
+                "lines": self.describe(events), **extra}
+
+    def clock(self) -> dict[str, float]:
+        """Seconds left for each person who must act, when the table has a move timer."""
+        if self.timer is None or self.status != "running":
+            return {}
+        now = time.time()
+        return {str(s): max(0.0, round(self.timer - (now - t0), 1)) for s, t0 in self.turn_since.items()
+                if self.seats[s].kind == "person" and not self._auto(s)}
+
+    def public(self) -> dict[str, Any]:
+        """The table as anyone may see it: seats, who is connected, status, result."""
+        return {
+            "id": self.id, "game": self.game.id, "game_name": self.game.name, "players": self.players,
+            "options": self.options.to_dict(), "timer": self.timer, "grace": self.grace, "rated": self.rated,
+            "private": self.private, "status": self.status, "result": self.result,
+            "seats": [{"seat": i, "kind": s.kind, "name": s.name, "bot": s.bot if s.kind == "bot" else None,
+                       "connected": s.connections > 0, "away": s.away, "left": s.left,
+                       "played_by_bot": s.kind == "bot" or s.left or s.away}
+                      for i, s in enumerate(self.seats)],
+            "to_act": list(self.state.actors()) if self.status == "running" else [],
+        }
+
+    def record(self, full: bool) -> dict[str, Any]:
+        """The game record (``full``: a finished game) or what a spectator may see of it."""
+        if full:
+            rec = Record(self.game.id, self.players, self.options.to_dict(), self.names())
+            writer = RecordWriter(rec)
+            for row in self.steps:
+                if row.seat is None:
+                    writer.chance(row.label or "", row.notation)
+                else:
+                    writer.action(row.seat, row.notation)
+            if self.state.is_terminal():
+                rec.result = self.state.result().to_dict()
+            return rec.to_dict()
+        view = self.state.view(None)
+        return {"format": "updown-spectator-view", "game": self.game.id, "players": self.players,
+                "options": self.options.to_dict(), "seats": self.names(), "finished": False,
+                "events": view["log"], "lines": self.describe(view["log"])}
+
+    async def broadcast(self) -> None:
+        """Send every connection the frames it has not had, and the table's public state.
+
+        A connection's frame is built and sent under its own lock, so two broadcasts never send
+        one client overlapping frames, and each frame starts where the client's last one ended."""
+        dead = []
+        payloads: dict[tuple[int, int, int], str] = {}
+        table = json.dumps({"type": "table", "table": self.public()})
+        for conn in list(self.conns):
+            key = conn.key
+            try:
+                async with conn.send_lock:
+                    n = self.frame_no(key)
+                    if n != conn.last_n:
+                        cache_key = (key, conn.last_n, n)
+                        if cache_key not in payloads:
+                            payloads[cache_key] = json.dumps(self.frame(key, conn.last_n))
+                        await conn.websocket.send_text(payloads[cache_key])
+                        conn.last_n = n
+                    await conn.websocket.send_text(table)
+            except Exception:
+                dead.append(conn)
+        for conn in dead:
+            self.conns.discard(conn)
+
+    # -- acting ---------------------------------------------------------------------------------
+    def _auto(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or s.left or s.away
+
+    def _bot_for(self, seat: int) -> str:
+        s = self.seats[seat]
+        return s.bot if s.kind == "bot" and s.bot else standin_bot(self.game)
+
+    def _chance_rng(self, n: int) -> random.Random:
+        # Each chance step has its own generator from the table's secret seed and the step number,
+        # so a table rebuilt after a crash draws exactly what it would have drawn.
+        return random.Random(f"{self.seed}:chance:{n}")
+
+    def _finish(self, state: State) -> Finish | None:
+        if not state.is_terminal():
+            return None
+        result = state.result()
+        return Finish(result.to_dict(), {}, {}, f"table:{self.id}:end")
+
+    async def submit(self, seat: int, action: int, client_id: str | None, by: str) -> int:
+        """Check, store, then apply one seat's action; returns its step number.
+
+        The caller acknowledges and then calls :attr:`notify` (broadcast, bus, driver)."""
+        async with self.lock:
+            for _attempt in range(5):
+                if client_id is not None and (seat, client_id) in self.client_ids:
+                    return self.client_ids[(seat, client_id)]
+                self._check(seat, action)
+                row = StepRow(len(self.steps) + 1, seat, None, self.game.action_to_str(action), client_id, by,
+                              time.time())
+                trial = self.state.clone()
+                trial.apply(action, seat)
+                finish = await self.settle(trial)
+                try:
+                    await asyncio.to_thread(self.store.commit, self.id, [row], finish)
+                except Conflict:
+                    await self.catch_up()
+                    continue
+                self.state = trial
+                self._stepped(row)
+                if finish is not None:
+                    self.status, self.result = "finished", finish.result
+                return row.n
+            raise ActionError("busy", "the table is busy; send the action again")
+
+    def _check(self, seat: int, action: int) -> None:
+        if self.status != "running" or self.state.is_terminal():
+            raise ActionError("over" if self.state.is_terminal() else "not-started",
+                              "the game is over" if self.state.is_terminal() else "the game has not started")
+        leaving = action == self.state.leave_action(seat)
+        if not leaving:
+            if seat not in self.state.actors():
+                raise ActionError("not-your-turn", "it is not your turn")
+            if action not in self.state.legal_actions(seat):
+                legal = ", ".join(self.game.action_to_str(a) for a in self.state.legal_actions(seat))
+                raise ActionError("illegal", f"{self.game.action_name(action)} is not legal now (legal: {legal})")
+
+    async def settle(self, state: State) -> Finish | None:
+        """The result, ledger postings and rating updates if ``state`` ends the game."""
+        finish = self._finish(state)
+        if finish is None or self.settler is None:
+            return finish
+        return await asyncio.to_thread(self.settler, self, state, finish)
+
+    settler: Callable[[Live, State, Finish], Finish] | None = None
+
+    async def chance_steps(self) -> None:
+        """Draw and store every chance outcome due now, in one transaction."""
+        trial = self.state.clone()
+        rows: list[StepRow] = []
+        n = len(self.steps)
+        while trial.is_chance() and len(rows) < 500:
+            label = trial.chance_label()
+            action = trial.sample_chance(self._chance_rng(n + len(rows) + 1))
+            trial.apply(action)
+            rows.append(StepRow(n + len(rows) + 1, None, label, self.game.action_to_str(action), None, "chance",
+                                time.time()))
+        finish = await self.settle(trial)
+        try:
+            await asyncio.to_thread(self.store.commit, self.id, rows, finish)
+        except Conflict:
+            await self.catch_up()
+            return
+        for row in rows:
+            self._apply_row(self.state, row)
+            self._stepped(row)
+        if finish is not None:
+            self.status, self.result = "finished", finish.result
+        await self.notify(self)
+
+    def kick(self) -> None:
+        """Make sure the driving loop runs (only where this process owns the table)."""
+        if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
+            self.driver = asyncio.get_running_loop().create_task(self._drive())
+
+    async def _drive(self) -> None:
+        try:
+            while self.owned and self.status == "running":
+                async with self.lock:
+                    await self.catch_up()
+                    if self.state.is_terminal() or self.status != "running":
+                        return
+                    if self.state.is_chance():
+                        await self.chance_steps()
+                        continue
+                    due = [s for s in self.state.actors() if self._auto(s)]
+                    if not due:
+                        return  # waiting for people; the clock task watches their time
+                    seat = due[0]
+                    leave = None
+                    if self.seats[seat].left and seat not in self.leave_tried and self._leave_pending(seat):
+                        leave = self.state.leave_action(seat)
+                    view = self.state.view(seat)
+                    legal = self.state.legal_actions(seat)
+                    at = len(self.steps)
+                if leave is not None:
+                    # A departed seat's paid leave (the engine's), applied once at its decision.
+                    self.leave_tried.add(seat)
+                    try:
+                        await self.submit(seat, leave, None, "leave")
+                        await self.notify(self)
+                    except (ActionError, UpdownError):
+                        pass
+                    continue
+                if self.bot_delay:
+                    await asyncio.sleep(self.bot_delay)
+                bot = make_bot(self._bot_for(seat), self.game, seat, random.Random(f"{self.seed}:bot:{seat}:{at}"))
+                action = await asyncio.to_thread(bot.act, view, legal)
+                by = "bot" if self.seats[seat].kind == "bot" else "stand-in"
+                try:
+                    await self.submit(seat, action, None, by)
+                    await self.notify(self)
+                except ActionError:
+                    continue  # the position moved on meanwhile (another seat acted); think again
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: the driving loop stopped", self.id)
+
+    def _leave_pending(self, seat: int) -> bool:
+        return not any(r.seat == seat and r.by == "leave" for r in self.steps)

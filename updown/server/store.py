@@ -1,0 +1,282 @@
+"""Storage operations, each one short transaction. Everything here is synchronous; the server calls
+it from worker threads. No function here knows which game a table plays."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session as DbSession
+
+from updown.server.models import Account, Entry, Rating, Seat, Session, Step, Table
+
+HOUSE = "house"
+SESSION_SECONDS = 30 * 24 * 3600
+
+
+class Conflict(Exception):
+    """Another writer stored a step with the same number first (or the same client id)."""
+
+
+@dataclass
+class StepRow:
+    n: int
+    seat: int | None
+    label: str | None
+    notation: str
+    client_id: str | None
+    by: str
+    at: float
+
+
+@dataclass
+class Finish:
+    """What is written in the transaction of a game's last step."""
+
+    result: dict[str, Any]
+    postings: dict[int, int]  # account id -> amount (sums to zero), empty for none
+    ratings: dict[int, tuple[float, float]]  # account id -> new (mu, sigma)
+    txn: str
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Store:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    # -- accounts -------------------------------------------------------------------------------
+    def create_account(self, name: str, kind: str, pw_hash: str | None) -> int | None:
+        """The new account's id, or None if the name is taken."""
+        try:
+            with DbSession(self.engine) as s, s.begin():
+                acc = Account(name=name, kind=kind, pw_hash=pw_hash, created_at=time.time())
+                s.add(acc)
+                s.flush()
+                return acc.id
+        except IntegrityError:
+            return None
+
+    def account_by_name(self, name: str) -> Account | None:
+        with DbSession(self.engine) as s:
+            return s.scalar(select(Account).where(Account.name == name))
+
+    def account(self, account_id: int) -> Account | None:
+        with DbSession(self.engine) as s:
+            return s.get(Account, account_id)
+
+    def account_id_for(self, name: str, kind: str) -> int:
+        """The id of a bot or house account, created on first use."""
+        acc = self.account_by_name(name)
+        if acc is not None:
+            return acc.id
+        made = self.create_account(name, kind, None)
+        if made is None:  # created by another process meanwhile
+            acc = self.account_by_name(name)
+            assert acc is not None
+            return acc.id
+        return made
+
+    def set_password(self, account_id: int, pw_hash: str) -> None:
+        with DbSession(self.engine) as s, s.begin():
+            s.execute(update(Account).where(Account.id == account_id).values(pw_hash=pw_hash))
+
+    def new_session(self, account_id: int) -> str:
+        token = secrets.token_urlsafe(32)
+        with DbSession(self.engine) as s, s.begin():
+            s.add(Session(token_hash=token_hash(token), account_id=account_id,
+                          expires_at=time.time() + SESSION_SECONDS))
+        return token
+
+    def session_account(self, token: str) -> Account | None:
+        with DbSession(self.engine) as s:
+            row = s.get(Session, token_hash(token))
+            if row is None or row.expires_at < time.time():
+                return None
+            return s.get(Account, row.account_id)
+
+    def end_session(self, token: str) -> None:
+        with DbSession(self.engine) as s, s.begin():
+            row = s.get(Session, token_hash(token))
+            if row is not None:
+                s.delete(row)
+
+    def balance(self, account_id: int) -> int:
+        with DbSession(self.engine) as s:
+            return int(s.scalar(select(func.coalesce(func.sum(Entry.amount), 0))
+                                .where(Entry.account_id == account_id)) or 0)
+
+    def ledger_total(self) -> int:
+        with DbSession(self.engine) as s:
+            return int(s.scalar(select(func.coalesce(func.sum(Entry.amount), 0))) or 0)
+
+    def entries(self, account_id: int) -> list[dict[str, Any]]:
+        with DbSession(self.engine) as s:
+            rows = s.scalars(select(Entry).where(Entry.account_id == account_id).order_by(Entry.id)).all()
+            return [{"txn": e.txn, "amount": e.amount, "table": e.table_id, "at": e.at} for e in rows]
+
+    # -- tables ---------------------------------------------------------------------------------
+    def create_table(self, table: Table, seats: Sequence[Seat]) -> None:
+        with DbSession(self.engine) as s, s.begin():
+            s.add(table)
+            s.flush()
+            for seat in seats:
+                s.add(seat)
+
+    def table(self, table_id: str) -> tuple[Table, list[Seat]] | None:
+        with DbSession(self.engine) as s:
+            t = s.get(Table, table_id)
+            if t is None:
+                return None
+            seats = list(s.scalars(select(Seat).where(Seat.table_id == table_id).order_by(Seat.seat)).all())
+            s.expunge_all()
+            return t, seats
+
+    def tables(self, statuses: Sequence[str], limit: int = 200) -> list[tuple[Table, list[Seat]]]:
+        with DbSession(self.engine) as s:
+            rows = s.scalars(select(Table).where(Table.status.in_(statuses), Table.private.is_(False))
+                             .order_by(Table.created_at.desc()).limit(limit)).all()
+            ids = [t.id for t in rows]
+            seats = s.scalars(select(Seat).where(Seat.table_id.in_(ids)).order_by(Seat.seat)).all() if ids else []
+            s.expunge_all()
+        by_table: dict[str, list[Seat]] = {}
+        for seat in seats:
+            by_table.setdefault(seat.table_id, []).append(seat)
+        return [(t, by_table.get(t.id, [])) for t in rows]
+
+    def running_table_ids(self) -> list[str]:
+        with DbSession(self.engine) as s:
+            return list(s.scalars(select(Table.id).where(Table.status == "running")).all())
+
+    def account_tables(self, account_id: int, limit: int = 50) -> list[tuple[Table, list[Seat]]]:
+        with DbSession(self.engine) as s:
+            ids = list(s.scalars(select(Seat.table_id).where(Seat.account_id == account_id)).all())
+            rows = s.scalars(select(Table).where(Table.id.in_(ids)).order_by(Table.created_at.desc())
+                             .limit(limit)).all() if ids else []
+            seats = s.scalars(select(Seat).where(Seat.table_id.in_([t.id for t in rows]))
+                              .order_by(Seat.seat)).all() if rows else []
+            s.expunge_all()
+        by_table: dict[str, list[Seat]] = {}
+        for seat in seats:
+            by_table.setdefault(seat.table_id, []).append(seat)
+        return [(t, by_table.get(t.id, [])) for t in rows]
+
+    def take_seat(self, table_id: str, seat: int, account_id: int, name: str) -> bool:
+        """Sit ``account_id`` at an open seat of an open table; False if it was taken meanwhile."""
+        with DbSession(self.engine) as s, s.begin():
+            res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat, Seat.kind == "open")
+                            .values(kind="person", account_id=account_id, name=name))
+            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
+    def free_seat(self, table_id: str, seat: int, account_id: int) -> bool:
+        with DbSession(self.engine) as s, s.begin():
+            t = s.get(Table, table_id)
+            if t is None or t.status != "open":
+                return False
+            res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat,
+                                               Seat.account_id == account_id)
+                            .values(kind="open", account_id=None, name=""))
+            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
+    def start_table(self, table_id: str) -> bool:
+        """Mark an open table running if every seat is filled; True if this call started it."""
+        with DbSession(self.engine) as s, s.begin():
+            open_seats = s.scalar(select(func.count()).select_from(Seat)
+                                  .where(Seat.table_id == table_id, Seat.kind == "open"))
+            if open_seats:
+                return False
+            res = s.execute(update(Table).where(Table.id == table_id, Table.status == "open")
+                            .values(status="running"))
+            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
+    def set_seat(self, table_id: str, seat: int, **values: Any) -> None:
+        with DbSession(self.engine) as s, s.begin():
+            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat).values(**values))
+
+    def claim(self, table_id: str, owner: str, seconds: float, force: bool = False) -> bool:
+        """Take or renew the lease to drive a table (bots, chance, clocks)."""
+        now = time.time()
+        with DbSession(self.engine) as s, s.begin():
+            cond = [Table.id == table_id]
+            if not force:
+                cond.append((Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None))
+            res = s.execute(update(Table).where(*cond).values(owner=owner, lease_until=now + seconds))
+            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
+    def claimable(self, owner: str) -> list[str]:
+        now = time.time()
+        with DbSession(self.engine) as s:
+            return list(s.scalars(select(Table.id).where(
+                Table.status == "running", (Table.lease_until < now) | (Table.owner == owner))).all())
+
+    # -- steps ----------------------------------------------------------------------------------
+    def steps(self, table_id: str, after: int = 0) -> list[StepRow]:
+        with DbSession(self.engine) as s:
+            rows = s.scalars(select(Step).where(Step.table_id == table_id, Step.n > after).order_by(Step.n)).all()
+            return [StepRow(r.n, r.seat, r.label, r.notation, r.client_id, r.by, r.at) for r in rows]
+
+    def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
+        """Store steps (and, with the last step, the result, ledger and ratings) atomically.
+
+        Raises :class:`Conflict` if a step number or a client id is taken: nothing is written.
+        """
+        try:
+            with DbSession(self.engine) as s, s.begin():
+                for r in rows:
+                    s.add(Step(table_id=table_id, n=r.n, seat=r.seat, label=r.label, notation=r.notation,
+                               client_id=r.client_id, by=r.by, at=r.at))
+                s.flush()
+                if finish is not None:
+                    now = time.time()
+                    res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
+                                    .values(status="finished", finished_at=now,
+                                            result=json.dumps(finish.result)))
+                    if res.rowcount != 1:  # type: ignore[attr-defined]
+                        raise Conflict("the table is not running")
+                    for account_id, amount in finish.postings.items():
+                        s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
+                    for account_id, (mu, sigma) in finish.ratings.items():
+                        row = s.get(Rating, (self._game_of(s, table_id), account_id))
+                        if row is None:
+                            s.add(Rating(game=self._game_of(s, table_id), account_id=account_id, mu=mu,
+                                         sigma=sigma, games=1))
+                        else:
+                            row.mu, row.sigma, row.games = mu, sigma, row.games + 1
+        except IntegrityError:
+            raise Conflict("a step with this number or client id is already stored") from None
+
+    @staticmethod
+    def _game_of(s: DbSession, table_id: str) -> str:
+        t = s.get(Table, table_id)
+        assert t is not None
+        return t.game
+
+    # -- ratings --------------------------------------------------------------------------------
+    def ratings(self, game: str, account_ids: Sequence[int]) -> dict[int, tuple[float, float]]:
+        with DbSession(self.engine) as s:
+            rows = s.scalars(select(Rating).where(Rating.game == game, Rating.account_id.in_(account_ids))).all()
+            return {r.account_id: (r.mu, r.sigma) for r in rows}
+
+    def leaderboard(self, game: str, limit: int = 100) -> list[dict[str, Any]]:
+        with DbSession(self.engine) as s:
+            rows = s.execute(select(Rating, Account).join(Account, Account.id == Rating.account_id)
+                             .where(Rating.game == game)).all()
+            out = [{"name": a.name, "kind": a.kind, "mu": r.mu, "sigma": r.sigma,
+                    "ordinal": r.mu - 3 * r.sigma, "games": r.games} for r, a in rows]
+        out.sort(key=lambda d: -d["ordinal"])
+        return out[:limit]
+
+    def account_ratings(self, account_id: int) -> list[dict[str, Any]]:
+        with DbSession(self.engine) as s:
+            rows = s.scalars(select(Rating).where(Rating.account_id == account_id)).all()
+            return [{"game": r.game, "mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma,
+                     "games": r.games} for r in rows]
