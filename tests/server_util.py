@@ -120,6 +120,8 @@ class Client:
         """Every view this client has held, with its legal action ids, in order."""
         self.raw: list[str] = []
         self.acks: dict[str, dict[str, Any]] = {}
+        self.n_at_reply: dict[str | None, int | None] = {}
+        """The frame number the client had when each reply (ack or error) came."""
         self.errors: list[dict[str, Any]] = []
         self.table_info: dict[str, Any] | None = None
         self.ws: ClientConnection | None = None
@@ -134,7 +136,7 @@ class Client:
             query.append("watch=1")
         url = f"ws://127.0.0.1:{self.server.port}/ws/tables/{self.table}" + ("?" + "&".join(query) if query else "")
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        self.ws = connect(url, additional_headers=headers, open_timeout=20, max_size=2**24)
+        self.ws = connect(url, additional_headers=headers, open_timeout=20, max_size=2**24, ping_interval=None)
         hello = self.recv(20)
         assert hello is not None and hello["type"] == "hello", hello
         self.seat = hello["seat"]
@@ -169,8 +171,10 @@ class Client:
             self._keep(msg)
         elif kind == "ack":
             self.acks[msg["id"]] = msg
+            self.n_at_reply[msg["id"]] = self.n
         elif kind == "error":
             self.errors.append(msg)
+            self.n_at_reply[msg.get("id")] = self.n
         elif kind == "table":
             self.table_info = msg["table"]
         return msg
@@ -208,8 +212,8 @@ def play_out(clients: list[Client], rng: random.Random, timeout: float = 120.0,
                 msg = c.recv(0.0) if c.ws is not None else None
             cid = pending[id(c)]
             if cid is not None and (cid in c.acks or any(e.get("id") == cid for e in c.errors)):
-                pending[id(c)] = cid = None
-                sent[id(c)] = c.n  # frames that came before the ack may predate the action
+                pending[id(c)] = None
+                sent[id(c)] = c.n_at_reply[cid]  # frames that came before the reply may predate the action
             if c.seat is not None and c.legal and cid is None and sent[id(c)] != c.n and not c.finished():
                 counter += 1
                 choice = rng.choice(c.legal)["id"]

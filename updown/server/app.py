@@ -353,22 +353,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             len(since_text) < 10 else None
         await websocket.accept()
         conn = Connection(websocket, key)
-        await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
-                              "you": acc.name if acc else None, "max_frame": MAX_FRAME})
-        async with live.lock:
-            await live.catch_up()
-        async with conn.send_lock:
-            first = live.frame(key, since)
-            conn.last_n = first["n"]
-            live.conns.add(conn)
-            await conn.websocket.send_text(json.dumps(first))
-            await conn.websocket.send_text(json.dumps({"type": "table", "table": live.public()}))
         hub.connected(live, key, +1)
-        if key != SPECTATOR and live.seats[key].away:
-            await hub.set_away(live, key, False)
-        else:
-            await hub.changed(live)
         try:
+            await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
+                                  "you": acc.name if acc else None, "max_frame": MAX_FRAME})
+            async with live.lock:
+                await live.catch_up()
+            async with conn.send_lock:
+                first = live.frame(key, since)
+                conn.last_n = first["n"]
+                live.conns.add(conn)
+                await websocket.send_text(json.dumps(first))
+                await websocket.send_text(json.dumps({"type": "table", "table": live.public()}))
+            if key != SPECTATOR and live.seats[key].away:
+                await hub.set_away(live, key, False)
+            else:
+                await hub.changed(live)
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -378,8 +378,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await conn.error(None, "malformed", "send JSON text frames, not binary")
                     continue
                 await handle(live, conn, text)
-        except WebSocketDisconnect:
-            pass
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the client went away mid-send
         finally:
             live.conns.discard(conn)
             hub.connected(live, key, -1)

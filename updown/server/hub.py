@@ -231,12 +231,13 @@ class Hub:
         async with live.lock:
             await live.catch_up()
         info = live.seats[seat]
-        if info.left:
-            raise ActionError("already-left", "you have already left this game")
         if live.status != "running":
             raise ActionError("not-running", "the game is not running")
+        # The database decides who left first: two tabs, or a leave racing a timeout, leave once.
+        if not await asyncio.to_thread(self.store.mark_left, live.id, seat):
+            info.left = True
+            raise ActionError("already-left", "you have already left this game")
         info.left = True
-        await asyncio.to_thread(self.store.set_seat, live.id, seat, left=True)
         leave = live.state.leave_action(seat)
         if leave is not None:
             live.leave_tried.add(seat)

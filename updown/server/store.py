@@ -202,6 +202,13 @@ class Store:
         with DbSession(self.engine) as s, s.begin():
             s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat).values(**values))
 
+    def mark_left(self, table_id: str, seat: int) -> bool:
+        """Mark a seat as left for good; True only for the one call that changed it (races lose)."""
+        with DbSession(self.engine) as s, s.begin():
+            res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat,
+                                               Seat.left.is_(False)).values(left=True))
+            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
     def claim(self, table_id: str, owner: str, seconds: float, force: bool = False) -> bool:
         """Take or renew the lease to drive a table (bots, chance, clocks)."""
         now = time.time()
