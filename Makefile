@@ -1,25 +1,41 @@
-# `make play` and `make test` set up .venv on first use, then run.
+# `make serve`, `make play` and `make test` set up .venv on first use, then run.
+# Each installs only what it needs: playing the terminal game needs no server or test tools.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PIP := $(BIN)/pip install --progress-bar on --disable-pip-version-check
 
-.PHONY: play test bench clean
+.PHONY: serve play test bench clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
-	touch $(STAMP)
 
-play: $(STAMP)
+$(VENV)/.play: pyproject.toml | $(BIN)/python
+	@echo "Installing updown (first run only)..."
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.server: pyproject.toml | $(BIN)/python
+	@echo "Installing updown with the server (first run only)..."
+	$(PIP) -e ".[server]"
+	touch $@ $(VENV)/.play
+
+$(VENV)/.test: pyproject.toml | $(BIN)/python
+	@echo "Installing updown with the test tools (first run only)..."
+	$(PIP) -e ".[test]"
+	touch $@ $(VENV)/.server $(VENV)/.play
+
+serve: $(VENV)/.server
+	$(BIN)/updown serve
+
+play: $(VENV)/.play
 	$(BIN)/updown play updown
 
-test: $(STAMP)
+test: $(VENV)/.test
 	$(BIN)/python -m pytest
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(VENV)/.test
 	$(BIN)/updown bench
 
 clean:

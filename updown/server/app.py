@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import re
@@ -473,11 +474,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.after_step(live)
 
     try:  # the browser client, when this copy of the package has it
-        from updown.web import mount  # type: ignore[attr-defined]
+        web = importlib.import_module("updown.web")
     except ImportError:
-        mount = None
-    if mount is not None:
-        mount(app)
+        web = None
+    if web is not None and hasattr(web, "mount"):
+        web.mount(app)
     else:
         @app.get("/")
         def index() -> dict[str, Any]:

@@ -306,7 +306,7 @@ class Hub:
         teams = live.game.teams(live.players) or tuple((s,) for s in range(live.players))
         entities = [[model.rating(*current.get(accounts[s], (model.mu, model.sigma))) for s in team]
                     for team in teams]
-        ranks = [min(placings[s] for s in team) for team in teams]
+        ranks = [float(min(placings[s] for s in team)) for team in teams]
         rated = model.rate(entities, ranks=ranks)
         new: dict[int, list[tuple[float, float]]] = {}
         per_seat: list[dict[str, float]] = [{} for _ in range(live.players)]

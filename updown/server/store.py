@@ -277,10 +277,9 @@ class Store:
         with DbSession(self.engine) as s:
             rows = s.execute(select(Rating, Account).join(Account, Account.id == Rating.account_id)
                              .where(Rating.game == game)).all()
-            out = [{"name": a.name, "kind": a.kind, "mu": r.mu, "sigma": r.sigma,
-                    "ordinal": r.mu - 3 * r.sigma, "games": r.games} for r, a in rows]
-        out.sort(key=lambda d: -d["ordinal"])
-        return out[:limit]
+            ranked = sorted(rows, key=lambda row: -(row[0].mu - 3 * row[0].sigma))
+            return [{"name": a.name, "kind": a.kind, "mu": r.mu, "sigma": r.sigma,
+                     "ordinal": r.mu - 3 * r.sigma, "games": r.games} for r, a in ranked[:limit]]
 
     def account_ratings(self, account_id: int) -> list[dict[str, Any]]:
         with DbSession(self.engine) as s:
