@@ -22,6 +22,8 @@ def serve(
     redis: Annotated[Optional[str], typer.Option(help="Redis URL, to run several server processes together")] = None,
     bot_delay: Annotated[float, typer.Option(help="seconds a bot waits before it plays, so people can follow")] = 0.6,
     secure_cookies: Annotated[bool, typer.Option(help="mark the session cookie Secure (behind HTTPS)")] = False,
+    sqlite_sync: Annotated[str, typer.Option(help="SQLite: 'normal' survives any crash of the server; "
+                                                  "'full' also power loss, slower")] = "normal",
 ) -> None:
     """Run the online server: accounts, tables, play over WebSockets, the browser client."""
     try:
@@ -32,9 +34,12 @@ def serve(
         raise fail(f"the server needs its dependencies ({err.name}): pip install -e '.[server]'") from None
     if not 0 < port < 65536:
         raise fail("--port is 1 to 65535")
+    if sqlite_sync not in ("normal", "full"):
+        raise fail("--sqlite-sync is 'normal' or 'full'")
     if not 0 <= bot_delay <= 10:
         raise fail("--bot-delay is 0 to 10 seconds")
-    application = create_app(Settings(db=db, redis=redis, bot_delay=bot_delay, secure_cookies=secure_cookies))
+    application = create_app(Settings(db=db, redis=redis, bot_delay=bot_delay, secure_cookies=secure_cookies,
+                                      sqlite_sync=sqlite_sync))
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     console.print(f"updown server on [bold]http://{shown}:{port}/[/bold] (database {_safe(db)}); Ctrl-C stops it.")
     uvicorn.run(application, host=host, port=port, log_level="warning", ws_max_size=2 * 1024 * 1024)

@@ -45,6 +45,7 @@ class Settings:
     redis: str | None = None
     bot_delay: float = 0.6
     secure_cookies: bool = False
+    sqlite_sync: str = "normal"
 
 
 class Credentials(BaseModel):
@@ -78,7 +79,7 @@ def bad(status: int, message: str) -> HTTPException:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    engine = make_engine(settings.db)
+    engine = make_engine(settings.db, settings.sqlite_sync)
     store = Store(engine)
     bus: Bus = RedisBus(settings.redis) if settings.redis else Bus()
     hub = Hub(store, bus=bus, bot_delay=settings.bot_delay, multi=settings.redis is not None)
@@ -365,7 +366,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 conn.last_n = first["n"]
                 live.conns.add(conn)
                 await websocket.send_text(json.dumps(first))
-                await websocket.send_text(json.dumps({"type": "table", "table": live.public()}))
+                conn.last_table = json.dumps({"type": "table", "table": live.public()})
+                await websocket.send_text(conn.last_table)
             if key != SPECTATOR and live.seats[key].away:
                 await hub.set_away(live, key, False)
             else:
@@ -494,6 +496,7 @@ class Connection:
         self.websocket = websocket
         self.key = key
         self.last_n = -1
+        self.last_table = ""
         self.send_lock = asyncio.Lock()
 
     async def send_text(self, text: str) -> None:

@@ -13,9 +13,15 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 DEFAULT_URL = "sqlite:///updown.db"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``. SQLite runs in WAL mode with full sync, so a committed step survives
-    a crash of the process (and of the machine)."""
+def make_engine(url: str, sqlite_sync: str = "normal") -> Engine:
+    """An engine for ``url``.
+
+    SQLite runs in WAL mode. With ``sqlite_sync="normal"`` (the default) a committed transaction
+    survives any crash of the server process (kill -9 included); only a crash of the machine
+    itself may lose the last commits. ``"full"`` syncs the disk at every commit, so it survives
+    power loss too, at a cost in latency (see the notes of the online-play issue)."""
+    if sqlite_sync not in ("normal", "full"):
+        raise ValueError(f"sqlite_sync is 'normal' or 'full', not {sqlite_sync!r}")
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
@@ -23,12 +29,12 @@ def make_engine(url: str) -> Engine:
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
             cur = dbapi_connection.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute(f"PRAGMA synchronous={sqlite_sync.upper()}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
         return engine
-    return create_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
+    return create_engine(url, pool_size=12, max_overflow=8, pool_pre_ping=True)
 
 
 def alembic_config(url: str) -> Config:

@@ -161,6 +161,7 @@ class Hub:
             row, seats = found
             live = Live(row, seats, self.store, bot_delay=self.bot_delay, notify=self.after_step)
             live.settler = self.settle
+            live.shared = self.multi
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
             live.absorb(rows)
             self.lives[table_id] = live

@@ -105,6 +105,8 @@ class Live:
         self.owned = False
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         self.leave_tried: set[int] = set()
+        self.shared = False
+        """True when other server processes may store steps of this table too (Redis mode)."""
         for k in self.frames:
             self._frame_check(k)
 
@@ -149,6 +151,9 @@ class Live:
             f.sig = sig
 
     async def catch_up(self) -> bool:
+        """Apply steps another process stored (several processes only; alone, every step is ours)."""
+        if not self.shared:
+            return False
         rows = await asyncio.to_thread(self.store.steps, self.id, len(self.steps))
         changed = self.absorb(rows)
         if self.state.is_terminal() and self.status != "finished":
@@ -217,7 +222,6 @@ class Live:
                        "connected": s.connections > 0, "away": s.away, "left": s.left,
                        "played_by_bot": s.kind == "bot" or s.left or s.away}
                       for i, s in enumerate(self.seats)],
-            "to_act": list(self.state.actors()) if self.status == "running" else [],
         }
 
     def record(self, full: bool) -> dict[str, Any]:
@@ -257,7 +261,9 @@ class Live:
                             payloads[cache_key] = json.dumps(self.frame(key, conn.last_n))
                         await conn.websocket.send_text(payloads[cache_key])
                         conn.last_n = n
-                    await conn.websocket.send_text(table)
+                    if table != conn.last_table:  # the table's public state, when it changed
+                        await conn.websocket.send_text(table)
+                        conn.last_table = table
             except Exception:
                 dead.append(conn)
         for conn in dead:
@@ -298,7 +304,7 @@ class Live:
                 trial.apply(action, seat)
                 finish = await self.settle(trial)
                 try:
-                    await asyncio.to_thread(self.store.commit, self.id, [row], finish)
+                    await self.store.commit_async(self.id, [row], finish)
                 except Conflict:
                     await self.catch_up()
                     continue
@@ -343,7 +349,7 @@ class Live:
                                 time.time()))
         finish = await self.settle(trial)
         try:
-            await asyncio.to_thread(self.store.commit, self.id, rows, finish)
+            await self.store.commit_async(self.id, rows, finish)
         except Conflict:
             await self.catch_up()
             return

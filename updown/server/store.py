@@ -3,15 +3,17 @@ it from worker threads. No function here knows which game a table plays."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import secrets
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
@@ -53,6 +55,11 @@ def token_hash(token: str) -> str:
 class Store:
     def __init__(self, engine: Engine):
         self.engine = engine
+        self._pending: list[tuple[str, Sequence[StepRow], Finish | None, asyncio.Future[Exception | None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+        self._group = engine.dialect.name == "sqlite"
+        """SQLite has one writer at a time: one thread writes, grouping steps into transactions."""
+        self._executor = ThreadPoolExecutor(max_workers=1 if self._group else 8, thread_name_prefix="updown-writer")
 
     # -- accounts -------------------------------------------------------------------------------
     def create_account(self, name: str, kind: str, pw_hash: str | None) -> int | None:
@@ -236,30 +243,76 @@ class Store:
 
         Raises :class:`Conflict` if a step number or a client id is taken: nothing is written.
         """
-        try:
-            with DbSession(self.engine) as s, s.begin():
-                for r in rows:
-                    s.add(Step(table_id=table_id, n=r.n, seat=r.seat, label=r.label, notation=r.notation,
-                               client_id=r.client_id, by=r.by, at=r.at))
-                s.flush()
-                if finish is not None:
-                    now = time.time()
-                    res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
-                                    .values(status="finished", finished_at=now,
-                                            result=json.dumps(finish.result)))
-                    if res.rowcount != 1:  # type: ignore[attr-defined]
-                        raise Conflict("the table is not running")
-                    for account_id, amount in finish.postings.items():
-                        s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
-                    for account_id, (mu, sigma) in finish.ratings.items():
-                        row = s.get(Rating, (self._game_of(s, table_id), account_id))
-                        if row is None:
-                            s.add(Rating(game=self._game_of(s, table_id), account_id=account_id, mu=mu,
-                                         sigma=sigma, games=1))
-                        else:
-                            row.mu, row.sigma, row.games = mu, sigma, row.games + 1
-        except IntegrityError:
-            raise Conflict("a step with this number or client id is already stored") from None
+        error = self._commit_batch([(table_id, rows, finish)])[0]
+        if error is not None:
+            raise error
+
+    async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
+        """:meth:`commit` from the event loop. On SQLite, grouped: steps of many tables that arrive
+        together are written in one database transaction by one writer thread (one sync to disk for
+        all of them), each in a savepoint of its own so that one table's conflict does not touch the
+        others. Returns once the transaction holding this table's steps is committed."""
+        loop = asyncio.get_running_loop()
+        if not self._group:
+            # A server database takes concurrent transactions and groups their syncs itself.
+            await loop.run_in_executor(self._executor, self.commit, table_id, rows, finish)
+            return
+        future: asyncio.Future[Exception | None] = loop.create_future()
+        self._pending.append((table_id, rows, finish, future))
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_loop())
+        error = await future
+        if error is not None:
+            raise error
+
+    async def _write_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._pending:
+            batch, self._pending = self._pending[:500], self._pending[500:]
+            try:
+                errors = await loop.run_in_executor(self._executor, self._commit_batch,
+                                                    [(t, r, f) for t, r, f, _ in batch])
+            except Exception as err:  # the transaction itself failed: nothing of the batch is stored
+                errors = [err] * len(batch)
+            for (_t, _r, _f, future), error in zip(batch, errors):
+                if not future.done():
+                    future.set_result(error)
+
+    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | None]]) -> list[Exception | None]:
+        results: list[Exception | None] = []
+        with DbSession(self.engine) as s, s.begin():
+            for table_id, rows, finish in batch:
+                try:
+                    with s.begin_nested():
+                        self._write(s, table_id, rows, finish)
+                    results.append(None)
+                except IntegrityError:
+                    results.append(Conflict("a step with this number or client id is already stored"))
+                except Conflict as err:
+                    results.append(err)
+        return results
+
+    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
+        s.execute(insert(Step), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
+                                  "notation": r.notation, "client_id": r.client_id, "by": r.by, "at": r.at}
+                                 for r in rows])
+        if finish is None:
+            return
+        now = time.time()
+        res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
+                        .values(status="finished", finished_at=now, result=json.dumps(finish.result)))
+        if res.rowcount != 1:  # type: ignore[attr-defined]
+            raise Conflict("the table is not running")
+        for account_id, amount in finish.postings.items():
+            s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
+        game = self._game_of(s, table_id)
+        for account_id, (mu, sigma) in finish.ratings.items():
+            row = s.get(Rating, (game, account_id))
+            if row is None:
+                s.add(Rating(game=game, account_id=account_id, mu=mu, sigma=sigma, games=1))
+            else:
+                row.mu, row.sigma, row.games = mu, sigma, row.games + 1
+        s.flush()
 
     @staticmethod
     def _game_of(s: DbSession, table_id: str) -> str:
