@@ -69,10 +69,16 @@ def test_the_secret_choice_is_a_simultaneous_node() -> None:
     assert state.is_simultaneous_node()
     hands = [state.legal_actions(p) for p in range(3)]
     assert all(len(h) == 14 for h in hands)
+    flat_state = state.clone()
     joint = [h[0] for h in hands]
     state.apply_actions(joint)
     trick = [e for e in state.engine.log if e["type"] == "trick"][-1]
     assert trick["cards"] == [get_game("updown").action_to_str(a) for a in joint]
+    # OpenSpiel's flat joint action: seat 0 is the least significant digit
+    assert len(flat_state.legal_actions()) == 14 ** 3
+    flat_state.apply_action(2 + 14 * 5 + 14 * 14 * 7)
+    trick = [e for e in flat_state.engine.log if e["type"] == "trick"][-1]
+    assert trick["cards"] == [get_game("updown").action_to_str(hands[s][i]) for s, i in enumerate((2, 5, 7))]
 
 
 def test_information_comes_from_the_view_and_is_the_same_across_resampled_worlds() -> None:

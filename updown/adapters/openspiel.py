@@ -135,13 +135,30 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
         return self._engine.state.is_terminal()
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self._engine.state.legal_actions(player))
+        s = self._engine.state
+        if player < 0:  # a simultaneous node asked as a whole: the flat joint actions
+            count = 1
+            for seat in range(s.players):
+                count *= max(1, len(s.legal_actions(seat)))
+            return list(range(count))
+        return sorted(s.legal_actions(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return sorted(self._engine.state.chance_outcomes())
 
     def _apply_action(self, action: int) -> None:
         s = self._engine.state
+        if self._simultaneous and len(s.actors()) > 1:
+            # A flat joint action (OpenSpiel's apply_action at a simultaneous node): each seat's
+            # index into its sorted legal actions, seat 0 the least significant digit.
+            flat = int(action)
+            joint = []
+            for seat in range(s.players):
+                legal = sorted(s.legal_actions(seat)) or [-1]
+                joint.append(legal[flat % len(legal)])
+                flat //= len(legal)
+            self._apply_actions(joint)
+            return
         s.apply(int(action), None if s.is_chance() else s.actors()[0])
 
     def _apply_actions(self, actions: list[int]) -> None:
