@@ -1,0 +1,277 @@
+"""Fixed-size numeric observations of a seat's view, and legal-action masks, for every game.
+
+An observation is a flat ``float32`` vector with every entry in ``[0, 1]``, built from
+``state.view(seat)`` and nothing else, so it can hold nothing the seat may not see. Its layout is
+a list of named fields (:class:`Field`), each a block of the vector; ``docs/observations.md``
+lists them game by game (and a test keeps that page in step with the code).
+
+Seats are *relative*: wherever a field has one entry per seat, entry ``k`` is the seat ``k``
+places after the observer (``k = 0`` is the observer), so one policy can play from every seat.
+
+The per-game part (which fields, how to read the view) is an :class:`Encoder` subclass in a module
+of ``updown.adapters.encoders`` that defines ``GAME_ID`` and ``Encoder``; modules are found on
+import, as the terminal's screens and the bots are, so this file has no game-specific branch.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from updown.core.errors import UpdownError
+from updown.core.options import GameOptions
+from updown.core.protocol import Event, Game, Result, View
+
+Array = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.int8]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named block of an observation vector."""
+
+    name: str
+    size: int
+    doc: str
+    start: int = 0
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+
+class Layout:
+    """The fields of an observation, in order; built once per (game, players, options)."""
+
+    def __init__(self) -> None:
+        self.fields: list[Field] = []
+        self.size = 0
+
+    def add(self, name: str, size: int, doc: str) -> None:
+        if any(f.name == name for f in self.fields):
+            raise ValueError(f"observation field {name!r} defined twice")
+        self.fields.append(Field(name, size, doc, self.size))
+        self.size += size
+
+    def split(self, vector: Array) -> dict[str, Array]:
+        """Named views into ``vector`` (writing to them writes the vector)."""
+        return {f.name: vector[f.start:f.stop] for f in self.fields}
+
+
+@functools.cache
+def action_space_size(game: Game[Any]) -> int:
+    """The number of action ids: every id below it has a notation (decisions and chance outcomes)."""
+    n = 0
+    while True:
+        try:
+            game.action_to_str(n)
+        except UpdownError:
+            return n
+        n += 1
+
+
+class Encoder(ABC):
+    """Encodes views of one game at one player count and options; subclassed per game."""
+
+    simultaneous: ClassVar[bool] = False
+    """True if the game has nodes where several seats choose at once (OpenSpiel then registers it
+    with simultaneous dynamics, and a one-seat-at-a-time twin for sequential algorithms)."""
+
+    def __init__(self, game: Game[Any], players: int, options: GameOptions) -> None:
+        self.game = game
+        self.players = players
+        self.options = options
+        self.num_actions = action_space_size(game)
+        self.layout = Layout()
+        self.build(self.layout)
+
+    # -- what a game module defines ----------------------------------------------------------
+    @abstractmethod
+    def build(self, layout: Layout) -> None:
+        """Add the fields, in order."""
+
+    @abstractmethod
+    def fill(self, view: View, out: dict[str, Array]) -> None:
+        """Write ``view`` into the (zeroed) fields ``out``."""
+
+    @abstractmethod
+    def deal_points(self, event: Event) -> list[float] | None:
+        """If the public ``event`` closes a deal (or round), each seat's points from it, more
+        being better; else None. PettingZoo rewards are these points."""
+
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """A bound on the number of steps (chance outcomes and actions) of one game."""
+
+    # -- shared --------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self.layout.size
+
+    def encode(self, view: View) -> Array:
+        """The observation vector of a seat's view (``view["seat"]`` must be a seat)."""
+        if view.get("seat") is None:
+            raise ValueError("observations are encoded for a seat, not for a spectator's view")
+        vector = np.zeros(self.layout.size, dtype=np.float32)
+        self.fill(view, self.layout.split(vector))
+        return vector
+
+    def mask(self, legal: Iterable[int]) -> Mask:
+        """1 at every legal action id, 0 elsewhere."""
+        m = np.zeros(self.num_actions, dtype=np.int8)
+        m[list(legal)] = 1
+        return m
+
+    def rel(self, view: View, seat: int) -> int:
+        """The position of ``seat`` relative to the observer (0 = the observer)."""
+        return (seat - view["seat"]) % self.players
+
+    def seats_hot(self, view: View, out: Array, seats: Iterable[int | None]) -> None:
+        """Set ``out[rel(seat)]`` for every seat given (None is skipped)."""
+        for s in seats:
+            if s is not None:
+                out[self.rel(view, s)] = 1.0
+
+    def per_seat(self, view: View, out: Array, values: Sequence[float], scale: float) -> None:
+        """``out[rel(s)] = values[s] / scale``, clipped to [0, 1]."""
+        for s, v in enumerate(values):
+            out[self.rel(view, s)] = min(max(float(v) / scale, 0.0), 1.0)
+
+
+def scaled(value: float, scale: float) -> float:
+    return min(max(float(value) / scale, 0.0), 1.0)
+
+
+def one_hot(out: Array, index: int | None) -> None:
+    if index is not None:
+        out[index] = 1.0
+
+
+def draw_chance(outcomes: Sequence[tuple[int, float]], rng: random.Random) -> int:
+    """One outcome of a chance node, drawn with ``rng`` by inverting the cumulative probabilities.
+
+    Outcomes are taken in order of action id, and both adapters draw chance this way, so one
+    seed gives the same episode in each."""
+    x = rng.random()
+    total = 0.0
+    for action, p in sorted(outcomes):
+        total += p
+        if x < total:
+            return int(action)
+    return int(outcomes[-1][0])
+
+
+def placing_utility(result: Result) -> list[float]:
+    """A zero-sum utility in [-1, 1] from the placings alone: (seats placed behind minus seats
+    placed ahead) / (players - 1). Partners share a placing, so they share a utility."""
+    n = len(result.placings)
+    if n < 2:
+        return [0.0] * n
+    return [
+        (sum(1 for q in result.placings if q > p) - sum(1 for q in result.placings if q < p)) / (n - 1)
+        for p in result.placings
+    ]
+
+
+# -- discovery ------------------------------------------------------------------------------------
+
+_ENCODERS: dict[str, type[Encoder]] = {}
+
+
+def _load() -> None:
+    if _ENCODERS:
+        return
+    from updown.adapters import encoders
+
+    for info in sorted(pkgutil.iter_modules(encoders.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{encoders.__name__}.{info.name}")
+        if hasattr(module, "GAME_ID") and hasattr(module, "Encoder"):
+            _ENCODERS[module.GAME_ID] = module.Encoder
+
+
+def encoder_ids() -> list[str]:
+    """The ids of the games that have an encoder."""
+    _load()
+    return sorted(_ENCODERS)
+
+
+def encoder_class(game_id: str) -> type[Encoder]:
+    """The encoder class of a game by id; raises UpdownError for a game without one."""
+    _load()
+    try:
+        return _ENCODERS[game_id]
+    except KeyError:
+        raise UpdownError(f"no observation encoder for {game_id} (encoders: {', '.join(sorted(_ENCODERS))})") from None
+
+
+def encoder_for(game: Game[Any], players: int, options: GameOptions | dict[str, Any] | None = None) -> Encoder:
+    """The encoder of ``game`` at ``players`` seats; raises UpdownError for a game without one."""
+    cls = encoder_class(game.id)
+    opts = options if isinstance(options, GameOptions) else game.options(options)
+    game.new_state(players, opts)  # validates the player count and options with the game's own errors
+    return cls(game, players, opts)
+
+
+# -- documentation --------------------------------------------------------------------------------
+
+
+def _size_formula(samples: list[tuple[int, int, int]]) -> str:
+    """A size as ``a × n × H + b × H + c × n + d`` (n players, H highest card), fitted exactly to
+    (n, H, size) samples; H is 0 for games without it."""
+    vary_n = len({n for n, _, _ in samples}) > 1
+    vary_h = len({h for _, h, _ in samples}) > 1
+    names = [name for name, used in (("n × H", vary_n and vary_h), ("H", vary_h), ("n", vary_n), ("", True)) if used]
+    columns = {"n × H": lambda n, h: n * h, "H": lambda n, h: h, "n": lambda n, h: n, "": lambda n, h: 1}
+    basis = np.array([[columns[c](n, h) for c in names] for n, h, _ in samples], dtype=float)
+    sizes = np.array([s for _, _, s in samples], dtype=float)
+    coef, *_ = np.linalg.lstsq(basis, sizes, rcond=None)
+    ints = [int(round(c)) for c in coef]
+    if not np.allclose(basis @ np.array(ints, dtype=float), sizes):
+        raise AssertionError(f"field size not of the form a*n*H + b*H + c*n + d: {samples}")
+    terms = []
+    for c, name in zip(ints, names):
+        if c == 0:
+            continue
+        if not name:
+            terms.append(str(c))
+        else:
+            terms.append(name if c == 1 else f"{c} × {name}")
+    return " + ".join(terms) or "0"
+
+
+def field_table(game: Game[Any]) -> str:
+    """The markdown table of a game's observation fields (``docs/observations.md``), sizes as
+    formulas in n (players) and H (Up or Down?'s highest card), offsets at the usual player count."""
+    configs: list[tuple[int, GameOptions]] = []
+    for n in range(game.min_players, game.max_players + 1):
+        configs.append((n, game.Options()))
+        for name, _kind, default, _help in game.Options.fields():
+            if name == "length":  # H also depends on the game length where there is one
+                configs.append((n, game.options({name: "full" if default == "short" else "short"})))
+    encoders = [encoder_for(game, n, opts) for n, opts in configs]
+    usual = encoder_for(game, game.bench_players, game.Options())
+    lines = [f"{usual.size} numbers at {game.bench_players} players; {usual.num_actions} action ids in the mask.", "",
+             "| field | size | meaning |", "| --- | --- | --- |"]
+    for f in usual.layout.fields:
+        samples = []
+        for e in encoders:
+            size = next(x.size for x in e.layout.fields if x.name == f.name)
+            samples.append((e.players, int(getattr(e, "highest", 0)), size))
+        lines.append(f"| `{f.name}` | {_size_formula(samples)} | {f.doc} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m updown.adapters.observations: the tables of docs/observations.md
+    from updown.core.registry import all_games
+
+    for g in all_games():
+        print(f"## `{g.id}`\n\n{field_table(g)}\n")

@@ -1,0 +1,269 @@
+"""The games as OpenSpiel Python games (extra ``openspiel``), registered on import.
+
+``import updown.adapters.openspiel`` registers, for every game with an observation encoder:
+
+* ``python_<id>`` (``-`` written ``_``: ``python_updown``, ``python_updown_sueca``,
+  ``python_up_or_down``, ``python_euchre``). A node where several seats must act at once (UP&DOWN's
+  secret card) is a simultaneous-move node, so ``python_updown`` has simultaneous dynamics; the
+  others are sequential.
+* ``python_<id>_turns`` for a game with simultaneous choices: the same game with the choice asked
+  one seat at a time, each choice hidden from the others until the reveal (as the engine takes
+  it). OpenSpiel's MCTS and ISMCTS need sequential games; this is the one they play.
+
+Parameters: ``players`` (default: the game's usual count) and each of the game's options by name
+(``python_updown(players=3,rounds=1)``); an option whose default is "none" (UP&DOWN's ``rounds``:
+one per player) takes ``-1`` for none. Chance nodes are the engine's own chance steps, with their
+probabilities. Rewards are terminal: a seat's utility is (seats placed behind it minus seats placed
+ahead) / (players - 1), zero-sum in [-1, 1], from the game's placings; the game's own scores are
+not OpenSpiel's returns (see ``docs/adapters.md``).
+
+Information: the information-state string is the seat's view as sorted JSON (the view holds every
+event the seat has seen, so it has perfect recall); the observation string is the same without the
+log. Both tensors are the seat's observation vector (:mod:`updown.adapters.observations`); the
+tensor has the current position and this deal's cards, not the whole history. Everything comes
+from ``view(seat)``. ``resample_from_infostate`` is the engine's ``resample``; a resampled state
+starts with an empty ``history()``, because the real one would give the hidden cards away.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from updown.adapters.observations import Encoder, encoder_class, encoder_for, encoder_ids, placing_utility
+from updown.core.options import GameOptions
+from updown.core.protocol import Game, State
+from updown.core.registry import get_game
+
+NONE = -1
+"""The parameter value that stands for an option's ``None``."""
+
+
+def short_name(game_id: str, turns: bool = False) -> str:
+    return "python_" + game_id.replace("-", "_") + ("_turns" if turns else "")
+
+
+def _parameters(game: Game[Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {"players": game.bench_players}
+    for name, _kind, default, _help in game.Options.fields():
+        params[name] = NONE if default is None else default
+    return params
+
+
+def _options(game: Game[Any], params: dict[str, Any]) -> GameOptions:
+    values = {k: (None if v == NONE and not isinstance(v, bool) else v) for k, v in params.items() if k != "players"}
+    return game.options(values)
+
+
+class _Engine:
+    """Holds the engine state; deep-copied (by OpenSpiel's clone) with the engine's cheap clone."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Engine:
+        return _Engine(self.state.clone())
+
+
+class UpdownSpielGame(pyspiel.Game):  # type: ignore[misc]
+    """One of our games as an OpenSpiel game; built by ``pyspiel.load_game``.
+
+    Each registration is a subclass that sets the three class attributes below. (A class, not a
+    closure, is what OpenSpiel keeps as the maker: a closure freed by OpenSpiel's registry at
+    interpreter exit, without the GIL, aborts the process.)"""
+
+    engine_game: Game[Any]
+    game_type: Any
+    simultaneous: bool
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        game = self.engine_game
+        full = {**_parameters(game), **(params or {})}
+        players = int(full["players"])
+        self.engine_options = _options(game, full)
+        self.encoder: Encoder = encoder_for(game, players, self.engine_options)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.encoder.num_actions,
+            max_chance_outcomes=self.encoder.num_actions,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.encoder.max_game_length(),
+        )
+        super().__init__(self.game_type, info, full)
+
+    def new_initial_state(self) -> UpdownSpielState:
+        return UpdownSpielState(self, self.engine_game.new_state(self.num_players(), self.engine_options))
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ViewObserver:
+        return ViewObserver(self.encoder, iig_obs_type, params)
+
+
+class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
+    """An OpenSpiel state around an engine state."""
+
+    def __init__(self, game: UpdownSpielGame, state: State) -> None:
+        super().__init__(game)
+        self._engine = _Engine(state)
+        self._simultaneous = game.simultaneous
+        self._spiel_game = game
+
+    @property
+    def engine(self) -> State:
+        return self._engine.state
+
+    # -- who acts -------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        s = self._engine.state
+        if s.is_terminal():
+            return int(pyspiel.PlayerId.TERMINAL)
+        if s.is_chance():
+            return int(pyspiel.PlayerId.CHANCE)
+        actors = s.actors()
+        if self._simultaneous and len(actors) > 1:
+            return int(pyspiel.PlayerId.SIMULTANEOUS)
+        return actors[0]
+
+    def is_terminal(self) -> bool:
+        return self._engine.state.is_terminal()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        s = self._engine.state
+        if player < 0:  # a simultaneous node asked as a whole: the flat joint actions
+            count = 1
+            for seat in range(s.players):
+                count *= max(1, len(s.legal_actions(seat)))
+            return list(range(count))
+        return sorted(s.legal_actions(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return sorted(self._engine.state.chance_outcomes())
+
+    def _apply_action(self, action: int) -> None:
+        s = self._engine.state
+        if self._simultaneous and len(s.actors()) > 1:
+            # A flat joint action (OpenSpiel's apply_action at a simultaneous node): each seat's
+            # index into its sorted legal actions, seat 0 the least significant digit.
+            flat = int(action)
+            joint = []
+            for seat in range(s.players):
+                legal = sorted(s.legal_actions(seat)) or [-1]
+                joint.append(legal[flat % len(legal)])
+                flat //= len(legal)
+            self._apply_actions(joint)
+            return
+        s.apply(int(action), None if s.is_chance() else s.actors()[0])
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        s = self._engine.state
+        for seat in s.actors():
+            s.apply(int(actions[seat]), seat)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._spiel_game.engine_game.action_to_str(int(action))
+
+    # -- outcome --------------------------------------------------------------------------------
+    def returns(self) -> list[float]:
+        s = self._engine.state
+        if not s.is_terminal():
+            return [0.0] * s.players
+        return placing_utility(s.result())
+
+    def rewards(self) -> list[float]:
+        return self.returns()
+
+    # -- information ----------------------------------------------------------------------------
+    def resample_from_infostate(self, player: int, sampler: Any) -> UpdownSpielState:
+        """A state ``player`` cannot tell from this one, from the engine's ``resample`` (seeded by
+        ``sampler()``, OpenSpiel's uniform sampler). Its ``history()`` starts empty."""
+        rng = random.Random(float(sampler()))
+        return UpdownSpielState(self._spiel_game, self._engine.state.resample(player, rng))
+
+    def __str__(self) -> str:
+        return json.dumps(self._engine.state.view(None), sort_keys=True)
+
+
+class ViewObserver:
+    """OpenSpiel's Python observer interface, from a seat's view only."""
+
+    def __init__(self, encoder: Encoder, iig_obs_type: Any, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported, got {params}")
+        obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        if obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not obs_type.public_info:
+            raise ValueError("only a seat's own observation is provided (public and its private information)")
+        self.perfect_recall = bool(obs_type.perfect_recall)
+        self.encoder = encoder
+        self.tensor = np.zeros(encoder.size, np.float32)
+        self.dict = encoder.layout.split(self.tensor)
+
+    def set_from(self, state: UpdownSpielState, player: int) -> None:
+        self.tensor[:] = self.encoder.encode(state.engine.view(player))
+
+    def string_from(self, state: UpdownSpielState, player: int) -> str:
+        view = state.engine.view(player)
+        if not self.perfect_recall:
+            view = {k: v for k, v in view.items() if k != "log"}
+        return json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+
+def _register(game: Game[Any], simultaneous: bool, turns: bool) -> str:
+    name = short_name(game.id, turns)
+    game_type = pyspiel.GameType(
+        short_name=name,
+        long_name=f"{game.name} (updown engine{', one seat at a time' if turns else ''})",
+        dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS if simultaneous else pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_players,
+        min_num_players=game.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_parameters(game),
+    )
+
+    maker = type(f"SpielGame_{name}", (UpdownSpielGame,),
+                 {"engine_game": game, "game_type": game_type, "simultaneous": simultaneous})
+    _MAKERS.append(maker)
+    pyspiel.register_game(game_type, maker)
+    return name
+
+
+_MAKERS: list[type[UpdownSpielGame]] = []
+
+
+def _register_all() -> list[str]:
+    names = []
+    registered = set(pyspiel.registered_names())
+    for game_id in encoder_ids():
+        game = get_game(game_id)
+        simultaneous = encoder_class(game_id).simultaneous
+        for turns in ((False, True) if simultaneous else (False,)):
+            name = short_name(game_id, turns)
+            if name not in registered:
+                _register(game, simultaneous and not turns, turns)
+            names.append(name)
+    return names
+
+
+GAMES: list[str] = _register_all()
+"""The short names registered with OpenSpiel."""
+
+
+def load(game_id: str, players: int | None = None, turns: bool = False, **options: Any) -> Any:
+    """``pyspiel.load_game`` for one of our games by its id, e.g. ``load("updown", 3, rounds=1)``."""
+    params: dict[str, Any] = dict(options)
+    if players is not None:
+        params["players"] = players
+    return pyspiel.load_game(short_name(game_id, turns), params)
