@@ -19,14 +19,14 @@ asks for them, so a scalar state fed the same outcomes and actions plays the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount, select_bit
-from updown.core.errors import IllegalAction
+from updown.batched.base import BatchedGame
+from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount
 from updown.core.protocol import State
 from updown.games import euchre as E
 
@@ -88,7 +88,7 @@ def _bid_table(stick: bool) -> BitArray:
     return t
 
 
-class BatchedEuchre:
+class BatchedEuchre(BatchedGame):
     """``n`` Euchre matches stepped together. Build one with a seed, then ``step`` or ``play``.
 
     Per-game arrays (length ``n``) follow the scalar state's fields: ``phase`` (the scalar
@@ -99,8 +99,10 @@ class BatchedEuchre:
     per-team ones too, ``totals[g * 2 + team]`` and ``last_points`` (the latest deal's points)."""
 
     game_id = "euchre"
-    players = 4
     num_actions = NUM_ACTIONS
+    _scalar = E.GAME
+    _over = OVER
+    players = 4
 
     def __init__(
         self,
@@ -112,16 +114,13 @@ class BatchedEuchre:
         record: bool = False,
         _deal: bool = True,
     ) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"a batch needs at least one game, not {n!r}")
         if options is None:
             options = E.EuchreOptions()
         elif isinstance(options, dict):
             options = E.GAME.options(options)
         options.check(4)
         self.options = options
-        self.n = n
-        self.rng = rng if rng is not None else np.random.default_rng(seed)
+        self._init_batch(n, rng, seed, record)
         self._bids = _bid_table(options.stick_the_dealer)
         self._target = options.target
         self._deals = options.deals if options.deals is not None else 1 << 30
@@ -142,11 +141,7 @@ class BatchedEuchre:
         self.won = np.zeros(4 * n, dtype=np.int64)
         self.totals = np.zeros(2 * n, dtype=np.int64)
         self.last_points = np.zeros(2 * n, dtype=np.int64)
-        self.chance_log: list[list[int]] | None = [[] for _ in range(n)] if record else None
-        """With ``record=True``: per game, the chance outcomes drawn so far, as scalar action ids."""
-        self._all = np.arange(n, dtype=np.int64)
         self._all4 = self._all * 4
-        self._legal: tuple[BitArray, BitArray] | None = None
         if _deal:
             dealers = self.rng.integers(0, 4, size=n)
             self.dealer[:] = dealers
@@ -156,31 +151,12 @@ class BatchedEuchre:
             self._new_deal(self._all)
 
     # -- what the games are at ------------------------------------------------------------------
-    @property
-    def done(self) -> npt.NDArray[np.bool_]:
-        """Which games are over."""
-        over: npt.NDArray[np.bool_] = self.phase == OVER
-        return over
-
-    @property
-    def to_act(self) -> IntArray:
-        """The seat each game waits for (-1 for a game that is over)."""
-        return np.where(self.phase == OVER, -1, self.turn)
-
-    def all_done(self) -> bool:
-        return bool((self.phase == OVER).all())
-
     def played(self) -> BitArray:
         """Flat, like ``hands``: the cards each seat has played in this deal."""
         played = self.dealt & ~self.hands
         dealer = self._all4 + self.dealer
         played[dealer] &= ~BIT[self.discarded & 63]
         return played
-
-    def legal_bits(self) -> BitArray:
-        """Each game's legal actions for the seat to act, as a mask of action ids (0 if over)."""
-        small, band = self._legal_small()
-        return small << band
 
     def _legal_small(self) -> tuple[BitArray, BitArray]:
         """The legal actions as ``(mask, band)``: the set is ``mask << band``, and ``mask`` fits in
@@ -202,32 +178,21 @@ class BatchedEuchre:
         self._legal = (small, _BAND[np.where(is_play, 0, np.where(is_discard, 1, 2))])
         return self._legal
 
-    def legal_mask(self) -> npt.NDArray[np.bool_]:
-        """``(n, num_actions)`` booleans: the legal actions of each game's seat to act."""
-        return expand(self.legal_bits(), NUM_ACTIONS)
-
     def scores(self) -> npt.NDArray[np.int64]:
         """``(n, 4)``: each seat's score as the scalar ``Result.scores`` gives it (its team's points)."""
         t = self.totals.reshape(-1, 2)
         return np.stack([t[:, 0], t[:, 1], t[:, 0], t[:, 1]], axis=1)
 
     # -- stepping --------------------------------------------------------------------------------
-    def step(self, actions: npt.ArrayLike) -> None:
-        """Apply one action per game (-1: that game does not move now). Checks every action
-        before applying any: an illegal one raises IllegalAction naming the game, and no game moves."""
-        a = np.asarray(actions)
-        if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"step takes one integer action per game: shape ({self.n},), not {a.shape} {a.dtype}")
-        a = a.astype(np.int64, copy=False)
-        move = a >= 0
-        bad = move & ~((a < 64) & ((self.legal_bits() & BIT[a & 63]) != 0))
-        if bad.any():
-            g = int(np.argmax(bad))
-            what = E.GAME.action_name(int(a[g]))
-            if self.phase[g] == OVER:
-                raise IllegalAction(f"game {g} is over: its action must be -1, not {what}")
-            raise IllegalAction(f"game {g}: {what} is not legal for seat {int(self.turn[g])} now")
-        self._legal = None
+    def _layout(self) -> dict[str, int]:
+        one = ("phase", "dealer", "turn", "upcard", "up_taken", "alone", "trump", "maker", "defender", "out",
+               "discarded", "leader", "tricks", "deal_no", "trow", "led24", "best", "left", "nactive", "skip4")
+        return {**{f: 1 for f in one}, "hands": 4, "dealt": 4, "table": 4, "won": 4, "totals": 2, "last_points": 2}
+
+    def _after_take(self) -> None:
+        self._all4 = self._all * 4
+
+    def _apply(self, move: npt.NDArray[np.bool_], a: IntArray) -> None:
         phase = self.phase
         play = move & (phase == PLAY)
         if play.all():
@@ -244,29 +209,6 @@ class BatchedEuchre:
                     fn(group, a[group])
         if len(idx):
             self._play(idx, a[idx])
-
-    def play(self, policy: str = "random") -> None:
-        """Step every game to its end with ``"random"`` (uniform over legal actions) or
-        ``"greedy"`` (:meth:`greedy_actions`) play."""
-        choose = self.policy(policy)
-        while not self.all_done():
-            self.step(choose())
-
-    def policy(self, name: str) -> Callable[[], IntArray]:
-        """The method that picks each game's next action under the named policy."""
-        if name == "random":
-            return self.random_actions
-        if name == "greedy":
-            return self.greedy_actions
-        raise ValueError(f"unknown playout policy {name!r} (random or greedy)")
-
-    def random_actions(self) -> IntArray:
-        """A uniformly random legal action per game (-1 for games that are over)."""
-        small, band = self._legal_small()
-        count = popcount(small)
-        k = (self.rng.random(self.n) * count).astype(np.int64)
-        chosen = select_bit(small, k) + band.astype(np.int64)
-        return np.where(count > 0, chosen, -1)
 
     def greedy_actions(self) -> IntArray:
         """A simple rule per game (-1 for games over). Bids: take the up-card (round 1) or name
@@ -506,6 +448,7 @@ class BatchedEuchre:
         self.phase[g] = phase
         self.deal_no[g] = v["deal"]
         self.totals[2 * g: 2 * g + 2] = v["totals"]
+        self.won[4 * g: 4 * g + 4] = v["tricks"]
         if phase == OVER:
             self.turn[g] = -1
             return
@@ -521,7 +464,6 @@ class BatchedEuchre:
         self.defender[g] = v["defender"] if v["defender"] is not None else -1
         self.out[g] = (v["maker"] + 2) & 3 if v["alone"] else -1
         self.leader[g] = v["leader"] if v["leader"] is not None else -1
-        self.won[4 * g: 4 * g + 4] = v["tricks"]
         self.tricks[g] = sum(v["tricks"])
         played = [0, 0, 0, 0]
         for e in v["log"]:

@@ -15,15 +15,15 @@ chance outcomes it drew as scalar action ids (``chance_log``) in the order the s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount, select_bit
+from updown.batched.base import BatchedGame
+from updown.batched.bits import BIT, U64, BitArray, IntArray, expand
 from updown.core.cards import Suit
-from updown.core.errors import IllegalAction
 from updown.core.protocol import State
 from updown.games import updown as U
 
@@ -69,7 +69,7 @@ def _tables(n: int) -> tuple[IntArray, IntArray, IntArray, BitArray]:
     return own, first, rotation, lead
 
 
-class BatchedUpDown:
+class BatchedUpDown(BatchedGame):
     """``n`` UP&DOWN matches for ``players`` seats, stepped together.
 
     Per-game arrays (length ``n``): ``phase`` (the scalar ``Phase`` values LEAD, CHOOSE, OVER),
@@ -82,6 +82,8 @@ class BatchedUpDown:
 
     game_id = "updown"
     num_actions = NUM_ACTIONS
+    _scalar = U.GAME
+    _over = OVER
 
     def __init__(
         self,
@@ -94,8 +96,6 @@ class BatchedUpDown:
         record: bool = False,
         _deal: bool = True,
     ) -> None:
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"a batch needs at least one game, not {n!r}")
         if players not in U.POSITIONS:
             raise ValueError(f"UP&DOWN is for 2 to 4 players, not {players!r}")
         if options is None:
@@ -104,10 +104,9 @@ class BatchedUpDown:
             options = U.GAME.options(options)
         options.check(players)
         self.options = options
-        self.n = n
         self.players = players
         self.hand_size = U.HAND_SIZE[players]
-        self.rng = rng if rng is not None else np.random.default_rng(seed)
+        self._init_batch(n, rng, seed, record)
         self._own, self._first, self._rotation, self._lead = _tables(players)
 
         def z() -> IntArray:
@@ -121,40 +120,17 @@ class BatchedUpDown:
         self.pending = np.full(players * n, -1, dtype=np.int64)
         self.tricks = np.zeros(players * n, dtype=np.int64)
         self.totals = np.zeros(players * n, dtype=np.int64)
-        self.chance_log: list[list[int]] | None = [[] for _ in range(n)] if record else None
-        """With ``record=True``: per game, the chance outcomes drawn so far, as scalar action ids."""
-        self._all = np.arange(n, dtype=np.int64)
         self._seats = np.arange(players, dtype=np.int64)
         self._all_waiting = (1 << players) - 1
-        self._legal: tuple[BitArray, BitArray] | None = None
         if _deal:
             self.round[:] = -1
             self._new_round(self._all)
 
     # -- what the games are at ------------------------------------------------------------------
-    @property
-    def done(self) -> npt.NDArray[np.bool_]:
-        """Which games are over."""
-        over: npt.NDArray[np.bool_] = self.phase == OVER
-        return over
-
-    @property
-    def to_act(self) -> IntArray:
-        """The seat each game waits for (-1 for a game that is over)."""
-        return np.where(self.phase == OVER, -1, self.turn)
-
-    def all_done(self) -> bool:
-        return bool((self.phase == OVER).all())
-
     def own_suits(self) -> IntArray:
         """``(n, players)``: the suit (0-3, C D H S) facing each seat now."""
         own: IntArray = self._own[(self.orient * 4)[:, None] + self._seats]
         return own
-
-    def legal_bits(self) -> BitArray:
-        """Each game's legal actions for the seat to act, as a mask of action ids (0 if over)."""
-        small, band = self._legal_small()
-        return small << band
 
     def _legal_small(self) -> tuple[BitArray, BitArray]:
         if self._legal is not None:
@@ -167,31 +143,18 @@ class BatchedUpDown:
         self._legal = (small, np.where(choose, U64(0), _LEAD_BAND))
         return self._legal
 
-    def legal_mask(self) -> npt.NDArray[np.bool_]:
-        """``(n, num_actions)`` booleans: the legal actions of each game's seat to act."""
-        return expand(self.legal_bits(), NUM_ACTIONS)
-
     def scores(self) -> npt.NDArray[np.int64]:
         """``(n, players)``: each seat's total tricks, as the scalar ``Result.scores`` gives them."""
         return self.totals.reshape(-1, self.players).copy()
 
     # -- stepping --------------------------------------------------------------------------------
-    def step(self, actions: npt.ArrayLike) -> None:
-        """Apply one action per game (-1: that game does not move now). Checks every action
-        before applying any: an illegal one raises IllegalAction naming the game, and no game moves."""
-        a = np.asarray(actions)
-        if a.shape != (self.n,) or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(f"step takes one integer action per game: shape ({self.n},), not {a.shape} {a.dtype}")
-        a = a.astype(np.int64, copy=False)
-        move = a >= 0
-        bad = move & ~((a < 64) & ((self.legal_bits() & BIT[a & 63]) != 0))
-        if bad.any():
-            g = int(np.argmax(bad))
-            what = U.GAME.action_name(int(a[g]))
-            if self.phase[g] == OVER:
-                raise IllegalAction(f"game {g} is over: its action must be -1, not {what}")
-            raise IllegalAction(f"game {g}: {what} is not legal for seat {int(self.turn[g])} now")
-        self._legal = None
+    def _layout(self) -> dict[str, int]:
+        one = ("phase", "turn", "leader", "orient", "trump", "dice", "up", "trick", "pot", "discarded", "round",
+               "tiebreaks", "waiting", "rounds")
+        n = self.players
+        return {**{f: 1 for f in one}, "hands": n, "pending": n, "tricks": n, "totals": n}
+
+    def _apply(self, move: npt.NDArray[np.bool_], a: IntArray) -> None:
         phase = self.phase
         choose = move & (phase == CHOOSE)
         lead = np.flatnonzero(move & (phase == LEAD))
@@ -202,28 +165,6 @@ class BatchedUpDown:
             self._choose(idx, a[idx])
         if len(lead):
             self._lead_action(lead, a[lead])
-
-    def play(self, policy: str = "random") -> None:
-        """Step every game to its end with ``"random"`` or ``"greedy"`` play."""
-        choose = self.policy(policy)
-        while not self.all_done():
-            self.step(choose())
-
-    def policy(self, name: str) -> Callable[[], IntArray]:
-        """The method that picks each game's next action under the named policy."""
-        if name == "random":
-            return self.random_actions
-        if name == "greedy":
-            return self.greedy_actions
-        raise ValueError(f"unknown playout policy {name!r} (random or greedy)")
-
-    def random_actions(self) -> IntArray:
-        """A uniformly random legal action per game (-1 for games that are over)."""
-        small, band = self._legal_small()
-        count = popcount(small)
-        k = (self.rng.random(self.n) * count).astype(np.int64)
-        chosen = select_bit(small, k) + band.astype(np.int64)
-        return np.where(count > 0, chosen, -1)
 
     def greedy_actions(self) -> IntArray:
         """A simple rule per game (-1 for games over): the leader picks uniformly at random; a
