@@ -107,7 +107,10 @@ def highest_member(bits: BitArray) -> IntArray:
 
 def expand(bits: BitArray, width: int) -> npt.NDArray[np.bool_]:
     """``(len(bits), width)`` booleans: entry ``[g, i]`` says whether ``i`` is in mask ``g``."""
-    return ((bits[:, None] >> _SHIFTS[:width]) & U64(1)).astype(bool)
+    inside = ((bits[:, None] >> _SHIFTS[:width]) & U64(1)).astype(bool)
+    if width <= 64:
+        return inside
+    return np.concatenate([inside, np.zeros((len(bits), width - 64), dtype=bool)], axis=1)
 
 
 def from_bool(mask: npt.NDArray[np.bool_]) -> BitArray:

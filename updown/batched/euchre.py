@@ -143,12 +143,23 @@ class BatchedEuchre(BatchedGame):
         self.last_points = np.zeros(2 * n, dtype=np.int64)
         self._all4 = self._all * 4
         if _deal:
-            dealers = self.rng.integers(0, 4, size=n)
-            self.dealer[:] = dealers
-            if self.chance_log is not None:
-                for g, d in enumerate(dealers.tolist()):
-                    self.chance_log[g].append(E.DEALER + d)
-            self._new_deal(self._all)
+            self.restart(self._all)
+
+    def restart(self, games: npt.ArrayLike) -> None:
+        """Start a new match in each of ``games`` (numbers in this batch): a new first dealer, a
+        new deal, no score (with a record, the game's chance log starts afresh)."""
+        idx = np.asarray(games, dtype=np.int64).reshape(-1)
+        self._legal = None
+        dealers = self.rng.integers(0, 4, size=len(idx))
+        self.dealer[idx] = dealers
+        self.deal_no[idx] = 0
+        pairs = ((idx * 2)[:, None] + np.arange(2)).reshape(-1)
+        self.totals[pairs] = 0
+        self.last_points[pairs] = 0
+        if self.chance_log is not None:
+            for g, d in zip(idx.tolist(), dealers.tolist()):
+                self.chance_log[g] = [E.DEALER + d]
+        self._new_deal(idx)
 
     # -- what the games are at ------------------------------------------------------------------
     def played(self) -> BitArray:

@@ -123,8 +123,21 @@ class BatchedUpDown(BatchedGame):
         self._seats = np.arange(players, dtype=np.int64)
         self._all_waiting = (1 << players) - 1
         if _deal:
-            self.round[:] = -1
-            self._new_round(self._all)
+            self.restart(self._all)
+
+    def restart(self, games: npt.ArrayLike) -> None:
+        """Start a new match in each of ``games`` (numbers in this batch): the first round's
+        setup, no score (with a record, the game's chance log starts afresh)."""
+        idx = np.asarray(games, dtype=np.int64).reshape(-1)
+        self._legal = None
+        self.round[idx] = -1
+        self.rounds[idx] = self.options.planned_rounds(self.players)
+        self.tiebreaks[idx] = 0
+        self.totals[((idx * self.players)[:, None] + self._seats).reshape(-1)] = 0
+        if self.chance_log is not None:
+            for g in idx.tolist():
+                self.chance_log[g] = []
+        self._new_round(idx)
 
     # -- what the games are at ------------------------------------------------------------------
     def own_suits(self) -> IntArray:
