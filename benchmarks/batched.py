@@ -13,4 +13,4 @@ import sys
 from updown.batched.bench import run
 
 if __name__ == "__main__":
-    run(float(sys.argv[1]) if len(sys.argv) > 1 else 1.0, int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+    run(float(sys.argv[1]) if len(sys.argv) > 1 else 0.3, int(sys.argv[2]) if len(sys.argv) > 2 else 10)

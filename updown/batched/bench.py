@@ -1,9 +1,10 @@
 """Speed of the batched engines against the scalar engines and OpenSpiel, measured interleaved.
 
 Run as ``python benchmarks/batched.py [SECONDS] [ROUNDS]`` or ``updown bench-batched``. Each loop
-plays uniformly random games (chance uniform too) for ``SECONDS`` per round; the loops take turns,
-round after round, so that a busy machine slows them alike; figures are games over seconds summed
-across rounds, and each ratio's spread over the rounds is shown.
+plays uniformly random games (chance uniform too) for ``SECONDS`` per round (default 0.3); the
+loops take turns, round after round (default 10), so that a busy machine slows them alike. A rate
+is games over seconds summed across rounds; ``ratio`` divides two such rates, ``median`` and
+``range`` are over the rounds' own ratios (on a shared machine the median is the steadier figure).
 
 Euchre (one deal, stick the dealer, no lone defender, the setting OpenSpiel plays):
 
@@ -119,15 +120,19 @@ def measure(rows: list[Row], seconds: float, rounds: int) -> None:
 
 
 def table(title: str, rows: list[Row], reference: Row, unit: str) -> list[str]:
-    lines = [title, f"  {'loop':<38} {unit + '/s':>12} {'ratio':>8}   {'per round':<12}"]
+    lines = [title, f"  {'loop':<38} {unit + '/s':>12} {'ratio':>8} {'median':>8}   {'range':<12}"]
     for row in rows:
-        ratios = [a / b for a, b in zip(row.per_round, reference.per_round)]
-        spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if row is not reference else "reference"
-        lines.append(f"  {row.name:<38} {row.rate:>12,.0f} {row.rate / reference.rate:>8.2f}   {spread}")
+        if row is reference:
+            lines.append(f"  {row.name:<38} {row.rate:>12,.0f} {1:>8.2f} {'':>8}   reference")
+            continue
+        ratios = sorted(a / b for a, b in zip(row.per_round, reference.per_round))
+        median = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:][:2]) / 2
+        lines.append(f"  {row.name:<38} {row.rate:>12,.0f} {row.rate / reference.rate:>8.2f} {median:>8.2f}   "
+                     f"{ratios[0]:.2f}-{ratios[-1]:.2f}")
     return lines
 
 
-def run(seconds: float = 1.0, rounds: int = 3, print_line: Callable[[str], None] = print) -> None:
+def run(seconds: float = 0.3, rounds: int = 10, print_line: Callable[[str], None] = print) -> None:
     """Measure and print both tables."""
     euchre_opts = {"deals": 1}
     rows = [Row("updown scalar (protocol)", scalar_loop("euchre", euchre_opts))]

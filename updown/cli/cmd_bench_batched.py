@@ -11,8 +11,8 @@ from updown.cli.app import app, console, fail
 
 @app.command("bench-batched")
 def bench_batched(
-    seconds: Annotated[float, typer.Option(help="seconds per loop per round")] = 1.0,
-    rounds: Annotated[int, typer.Option(help="rounds; the loops take turns in each")] = 3,
+    seconds: Annotated[float, typer.Option(help="seconds per loop per round")] = 0.3,
+    rounds: Annotated[int, typer.Option(help="rounds; the loops take turns in each")] = 10,
 ) -> None:
     """Batched Euchre and UP&DOWN (numpy) against our scalar engines and OpenSpiel, interleaved."""
     if not 0 < seconds <= 60 or not 1 <= rounds <= 20:
