@@ -69,6 +69,15 @@ def _tables(n: int) -> tuple[IntArray, IntArray, IntArray, BitArray]:
     return own, first, rotation, lead
 
 
+_CARD_IDS = {text: i for i, text in enumerate(U.CARD_STR)}
+
+
+def _card(text: str) -> int:
+    """A card id from a view's notation (fast for the ASCII notation views use)."""
+    i = _CARD_IDS.get(text)
+    return i if i is not None else U.card_id(text)
+
+
 class BatchedUpDown(BatchedGame):
     """``n`` UP&DOWN matches for ``players`` seats, stepped together.
 
@@ -374,9 +383,9 @@ class BatchedUpDown(BatchedGame):
         waiting = 0
         for s in range(n):
             sv = st.view(s)
-            self.hands[g * n + s] = sum(1 << U.card_id(c) for c in sv["hand"])
+            self.hands[g * n + s] = sum(1 << _card(c) for c in sv["hand"])
             choice = sv["choice"]
-            self.pending[g * n + s] = U.card_id(choice) if choice is not None else -1
+            self.pending[g * n + s] = _card(choice) if choice is not None else -1
             if choice is None:
                 waiting |= 1 << s
         self.waiting[g] = waiting if phase == CHOOSE else 0
