@@ -126,3 +126,18 @@ def test_a_batch_refuses_illegal_actions_and_stays_unchanged() -> None:
         b.step(np.array([48, -1, -1]))
     with pytest.raises(ValueError, match="at least one game"):
         BatchedEuchre(0)
+
+
+@pytest.mark.parametrize("engine", ["euchre", "updown"])
+def test_a_seed_replays_a_batch_exactly(engine: str) -> None:
+    from updown.batched import BatchedEuchre, BatchedUpDown
+
+    def run(seed: int) -> tuple[Any, Any]:
+        b = BatchedEuchre(50, seed, record=True) if engine == "euchre" else BatchedUpDown(50, seed, 3, record=True)
+        b.play("random")
+        return b.scores().tolist(), b.chance_log
+
+    assert run(8) == run(8)
+    assert run(8) != run(9)
+    states = random_states(engine, 4, {}, 10, seed=2)
+    assert (playout(states, seed=4, repeats=3) == playout(states, seed=4, repeats=3)).all()
