@@ -10,7 +10,7 @@ Action ids are the scalar engine's (``updown.games.euchre``: cards 0-23, ``disca
 is. Decisions fit in 62 ids, so each game's legal set is one ``uint64`` mask
 (:meth:`BatchedEuchre.legal_bits`); :meth:`BatchedEuchre.legal_mask` expands it to booleans.
 
-Per game, ``hands`` and ``played`` are card masks per seat; the trick in progress is resolved as it
+Per game, ``hands`` and ``dealt`` are card masks per seat; the trick in progress is resolved as it
 is played (the led suit, the best power so far and its seat), using the scalar engine's ``EFF``
 and ``POWER`` tables, so a trick needs no sorting. With ``record=True`` the engine keeps, per game,
 the chance outcomes it drew as scalar action ids (``chance_log``), in the order the scalar engine
