@@ -1,0 +1,518 @@
+"""Euchre, many games at once: the rules of ``updown.games.euchre`` over numpy arrays.
+
+One :class:`BatchedEuchre` holds ``n`` games, each a full match with the scalar engine's options
+(``stick_the_dealer``, ``lone_defender``, ``target``, ``deals``). Every game is always at a seat's
+decision or over: chance (the first dealer, each deal, the up-card) is drawn from the engine's
+seeded ``numpy.random.Generator`` as soon as it is due, the way a driver would resolve it.
+
+Action ids are the scalar engine's (``updown.games.euchre``: cards 0-23, ``discard`` 24-47,
+``pass`` 48, ..., ``defend alone`` 61), so a batched action can be applied to a scalar state as it
+is. Decisions fit in 62 ids, so each game's legal set is one ``uint64`` mask
+(:meth:`BatchedEuchre.legal_bits`); :meth:`BatchedEuchre.legal_mask` expands it to booleans.
+
+Per game, ``hands`` and ``dealt`` are card masks per seat; the trick in progress is resolved as it
+is played (the led suit, the best power so far and its seat), using the scalar engine's ``EFF``
+and ``POWER`` tables, so a trick needs no sorting. With ``record=True`` the engine keeps, per game,
+the chance outcomes it drew as scalar action ids (``chance_log``), in the order the scalar engine
+asks for them, so a scalar state fed the same outcomes and actions plays the same game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from updown.batched.base import BatchedGame
+from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount
+from updown.core.protocol import State
+from updown.games import euchre as E
+
+# -- tables (flat, indexed by small integers) ----------------------------------------------------
+
+NUM_CARDS = E.NUM_CARDS
+NUM_ACTIONS = E.NUM_ACTIONS
+BID1, DISCARD, BID2, DEFEND, PLAY, OVER = (int(E.Phase[p]) for p in ("BID1", "DISCARD", "BID2", "DEFEND", "PLAY", "OVER"))
+
+SUIT_T: IntArray = np.array(E.SUIT, dtype=np.int64)
+SUITBITS: BitArray = np.array(
+    [sum(1 << c for c in range(NUM_CARDS) if E.EFF[t][c] == s) for t in range(4) for s in range(4)], dtype=U64
+)
+"""``SUITBITS[trump * 4 + suit]``: the cards whose effective suit is ``suit``."""
+
+# In play a game keeps ``trow = trump * 96`` and ``led24 = led * 24`` (-1 before the lead), so that
+# one addition indexes these tables:
+EFF96: IntArray = np.array([E.EFF[t][c] * 24 if c < NUM_CARDS else 0 for t in range(4) for c in range(96)],
+                           dtype=np.int64)
+"""``EFF96[trow + card]``: ``led24`` when ``card`` leads."""
+POWER96: IntArray = np.array([E.POWER[t][led][c] for t in range(4) for led in range(4) for c in range(NUM_CARDS)],
+                             dtype=np.int64)
+"""``POWER96[trow + led24 + card]``: the card's power in the trick; the highest wins it."""
+SUITBITS96: BitArray = np.array([SUITBITS[t * 4 + i // 24] if i % 24 == 0 else 0 for t in range(4) for i in range(96)],
+                                dtype=U64)
+"""``SUITBITS96[trow + led24]``: the cards that follow the suit led."""
+_ROWS: IntArray = np.array(
+    [[E.POWER[t][led][c] for c in range(NUM_CARDS)] for t in range(4) for led in range(4)]
+    + [[E.POWER[t][E.EFF[t][c]][c] for c in range(NUM_CARDS)] for t in range(4)],
+    dtype=np.int64,
+)
+"""Rows 0-15: ``POWER`` for (trump, led); rows 16-19: each card's power when it leads (greedy play)."""
+_BAND: BitArray = np.array([0, E.DISCARD, E.PASS], dtype=U64)
+_SEATS = np.arange(4, dtype=np.int64)
+
+
+def _next_active(skip: int, seat: int) -> int:
+    s = (seat + 1) & 3
+    while skip >> s & 1:
+        s = (s + 1) & 3
+    return s
+
+
+NEXT: IntArray = np.array([_next_active(k, s) if k != 15 else 0 for k in range(16) for s in range(4)], dtype=np.int64)
+"""``NEXT[skip * 4 + seat]``: the next seat after ``seat`` that is not in the mask ``skip``."""
+
+
+def _bid_table(stick: bool) -> BitArray:
+    """``[phase * 8 + dealer * 4 + upsuit]``: the legal bids, shifted down by ``PASS`` (0 where the
+    phase is not a bid)."""
+    t = np.zeros(9 * 8, dtype=U64)
+    for up in range(4):
+        names = [E.NAME + s for s in range(4) if s != up] + [E.NAME_ALONE + s for s in range(4) if s != up]
+        for dealer in (0, 1):
+            bid1 = (E.PASS, E.PICK_UP, E.PICK_UP_ALONE) if dealer else (E.PASS, E.ORDER_UP, E.ORDER_UP_ALONE)
+            bid2 = names if (dealer and stick) else [E.PASS, *names]
+            for phase, acts in ((BID1, bid1), (BID2, bid2), (DEFEND, (E.PASS, E.DEFEND_ALONE))):
+                t[phase * 8 + dealer * 4 + up] = sum(1 << (a - E.PASS) for a in acts)
+    return t
+
+
+_CARD_IDS = {text: i for i, text in enumerate(E.CARD_STR)}
+
+
+def _card(text: str) -> int:
+    """A card id from a view's notation (fast for the ASCII notation views use)."""
+    i = _CARD_IDS.get(text)
+    return i if i is not None else E.card_id(text)
+
+
+class BatchedEuchre(BatchedGame):
+    """``n`` Euchre matches stepped together. Build one with a seed, then ``step`` or ``play``.
+
+    Per-game arrays (length ``n``) follow the scalar state's fields: ``phase`` (the scalar
+    ``Phase`` values), ``dealer``, ``turn``, ``upcard``, ``up_taken``, ``trump``, ``maker``,
+    ``alone``, ``defender``, ``out``, ``discarded``, ``leader``, ``tricks`` (played in this deal),
+    ``deal_no``; -1 stands for None. Per-seat arrays are flat, ``x[g * 4 + seat]``: ``hands`` and
+    ``dealt`` (card masks), ``table`` (the card on the table, or -1), ``won`` (tricks this deal);
+    per-team ones too, ``totals[g * 2 + team]`` and ``last_points`` (the latest deal's points)."""
+
+    game_id = "euchre"
+    num_actions = NUM_ACTIONS
+    _scalar = E.GAME
+    _over = OVER
+    players = 4
+
+    def __init__(
+        self,
+        n: int,
+        seed: int | None = None,
+        options: E.EuchreOptions | dict[str, Any] | None = None,
+        *,
+        rng: np.random.Generator | None = None,
+        record: bool = False,
+        _deal: bool = True,
+    ) -> None:
+        if options is None:
+            options = E.EuchreOptions()
+        elif isinstance(options, dict):
+            options = E.GAME.options(options)
+        options.check(4)
+        self.options = options
+        self._init_batch(n, rng, seed, record)
+        self._bids = _bid_table(options.stick_the_dealer)
+        self._target = options.target
+        self._deals = options.deals if options.deals is not None else 1 << 30
+
+        def z() -> IntArray:
+            return np.zeros(n, dtype=np.int64)
+
+        self.phase, self.dealer, self.turn, self.upcard = z(), z(), z(), z()
+        self.up_taken = np.zeros(n, dtype=bool)
+        self.alone = np.zeros(n, dtype=bool)
+        self.trump, self.maker, self.defender, self.out, self.discarded = z(), z(), z(), z(), z()
+        self.leader, self.tricks, self.deal_no = z(), z(), z()
+        # the trick in progress: see EFF96 and POWER96; ``best`` is power * 4 + seat of the best card
+        self.trow, self.led24, self.best, self.left, self.nactive, self.skip4 = z(), z(), z(), z(), z(), z()
+        self.hands = np.zeros(4 * n, dtype=U64)
+        self.dealt = np.zeros(4 * n, dtype=U64)
+        self.table = np.full(4 * n, -1, dtype=np.int64)
+        self.won = np.zeros(4 * n, dtype=np.int64)
+        self.totals = np.zeros(2 * n, dtype=np.int64)
+        self.last_points = np.zeros(2 * n, dtype=np.int64)
+        self._all4 = self._all * 4
+        if _deal:
+            self.restart(self._all)
+
+    def restart(self, games: npt.ArrayLike) -> None:
+        """Start a new match in each of ``games`` (numbers in this batch): a new first dealer, a
+        new deal, no score (with a record, the game's chance log starts afresh)."""
+        idx = np.asarray(games, dtype=np.int64).reshape(-1)
+        self._legal = None
+        dealers = self.rng.integers(0, 4, size=len(idx))
+        self.dealer[idx] = dealers
+        self.deal_no[idx] = 0
+        pairs = ((idx * 2)[:, None] + np.arange(2)).reshape(-1)
+        self.totals[pairs] = 0
+        self.last_points[pairs] = 0
+        if self.chance_log is not None:
+            for g, d in zip(idx.tolist(), dealers.tolist()):
+                self.chance_log[g] = [E.DEALER + d]
+        self._new_deal(idx)
+
+    # -- what the games are at ------------------------------------------------------------------
+    def played(self) -> BitArray:
+        """Flat, like ``hands``: the cards each seat has played in this deal."""
+        played = self.dealt & ~self.hands
+        dealer = self._all4 + self.dealer
+        played[dealer] &= ~BIT[self.discarded & 63]
+        return played
+
+    def _legal_small(self) -> tuple[BitArray, BitArray]:
+        """The legal actions as ``(mask, band)``: the set is ``mask << band``, and ``mask`` fits in
+        24 bits (cards from 0, discards from 24, bids from 48). Cached until the next step."""
+        if self._legal is not None:
+            return self._legal
+        phase = self.phase
+        hand = self.hands[self._all4 + self.turn]
+        led24 = self.led24
+        follow = hand & SUITBITS96[self.trow + led24]
+        is_play = phase == PLAY
+        play = np.where((led24 >= 0) & (follow != 0), follow, hand)
+        if is_play.all():
+            self._legal = (play, _BAND[0:1])
+            return self._legal
+        is_discard = phase == DISCARD
+        bids = self._bids[phase * 8 + (self.turn == self.dealer) * 4 + SUIT_T[self.upcard]]
+        small = np.where(is_play, play, np.where(is_discard, hand & ~BIT[self.upcard & 63], bids))
+        self._legal = (small, _BAND[np.where(is_play, 0, np.where(is_discard, 1, 2))])
+        return self._legal
+
+    def scores(self) -> npt.NDArray[np.int64]:
+        """``(n, 4)``: each seat's score as the scalar ``Result.scores`` gives it (its team's points)."""
+        t = self.totals.reshape(-1, 2)
+        return np.stack([t[:, 0], t[:, 1], t[:, 0], t[:, 1]], axis=1)
+
+    # -- stepping --------------------------------------------------------------------------------
+    def _layout(self) -> dict[str, int]:
+        one = ("phase", "dealer", "turn", "upcard", "up_taken", "alone", "trump", "maker", "defender", "out",
+               "discarded", "leader", "tricks", "deal_no", "trow", "led24", "best", "left", "nactive", "skip4")
+        return {**{f: 1 for f in one}, "hands": 4, "dealt": 4, "table": 4, "won": 4, "totals": 2, "last_points": 2}
+
+    def _after_take(self) -> None:
+        self._all4 = self._all * 4
+
+    def _apply(self, move: npt.NDArray[np.bool_], a: IntArray) -> None:
+        phase = self.phase
+        play = move & (phase == PLAY)
+        if play.all():
+            self._play(self._all, a)
+            return
+        idx = np.flatnonzero(play)
+        rest = move & ~play
+        if rest.any():
+            # each game moves once: take every phase's games before any of them changes phase
+            bid, discard, defend = (np.flatnonzero(rest & m) for m in
+                                    ((phase == BID1) | (phase == BID2), phase == DISCARD, phase == DEFEND))
+            for group, fn in ((bid, self._bid), (discard, self._discard), (defend, self._defend)):
+                if len(group):
+                    fn(group, a[group])
+        if len(idx):
+            self._play(idx, a[idx])
+
+    def greedy_actions(self) -> IntArray:
+        """A simple rule per game (-1 for games over). Bids: take the up-card (round 1) or name
+        the longest other suit (round 2) with three or more cards of it, counting the left bower
+        (and the up-card, for the dealer), else pass; the stuck dealer names the longest suit;
+        never alone, never defend alone. Discard: the weakest card. Play: the legal card with the
+        highest power in this trick (leading: its power if led); with none that can win, the
+        lowest card id."""
+        legal = self.legal_bits()
+        phase = self.phase
+        n = self.n
+        hand = self.hands[self._all4 + self.turn]
+        out = np.full(n, -1, dtype=np.int64)
+        up = SUIT_T[self.upcard]
+        dealer = self.turn == self.dealer
+        cardlike = (phase == PLAY) | (phase == DISCARD)
+        if cardlike.any():
+            t = self.trump & 3
+            row = np.where((phase == PLAY) & (self.led24 >= 0), t * 4 + self.led24 // 24, 16 + t)
+            power = _ROWS[row]  # (n, 24)
+            ok = expand(legal >> np.where(phase == DISCARD, U64(E.DISCARD), U64(0)), NUM_CARDS)
+            strongest = np.argmax(np.where(ok, power, -1), axis=1)
+            weakest = np.argmin(np.where(ok, power, 99), axis=1)
+            out = np.where(phase == PLAY, strongest, np.where(phase == DISCARD, E.DISCARD + weakest, out))
+        # round 1: take the up-card with three of its suit
+        n_up = popcount(hand & SUITBITS[up * 5]) + dealer
+        out = np.where(phase == BID1, np.where(n_up >= 3, np.where(dealer, E.PICK_UP, E.ORDER_UP), E.PASS), out)
+        # round 2: name the longest other suit
+        if (phase == BID2).any():
+            counts = popcount(hand[:, None] & SUITBITS[_SEATS * 5][None, :])
+            counts[self._all, up] = -1
+            suit = np.argmax(counts, axis=1)
+            longest = counts[self._all, suit]
+            must = dealer & self.options.stick_the_dealer
+            out = np.where(phase == BID2, np.where((longest >= 3) | must, E.NAME + suit, E.PASS), out)
+        out = np.where(phase == DEFEND, E.PASS, out)
+        return np.where(phase == OVER, -1, out)
+
+    # -- chance ----------------------------------------------------------------------------------
+    def _new_deal(self, idx: IntArray) -> None:
+        """Deal to games ``idx`` (their ``dealer`` set): 5 cards to each seat from the dealer's
+        left, then the up-card; the other three cards stay undealt, as in the scalar engine."""
+        m = len(idx)
+        perm = np.argsort(self.rng.random((m, NUM_CARDS)), axis=1)[:, :21]
+        blocks = BIT[perm[:, :20]].reshape(m, 4, 5).sum(axis=2, dtype=U64)  # distinct bits: sum = or
+        dealer = self.dealer[idx]
+        slots = (idx * 4)[:, None] + ((dealer[:, None] + 1 + _SEATS) & 3)
+        self.hands[slots] = blocks
+        self.dealt[slots] = blocks
+        self.upcard[idx] = perm[:, 20]
+        if self.chance_log is not None:
+            for g, cards in zip(idx.tolist(), perm.tolist()):
+                self.chance_log[g].extend(cards)
+        self.phase[idx] = BID1
+        self.turn[idx] = (dealer + 1) & 3
+        self.deal_no[idx] += 1
+        self.up_taken[idx] = False
+        self.alone[idx] = False
+        for arr in (self.trump, self.maker, self.defender, self.out, self.discarded, self.leader):
+            arr[idx] = -1
+        self.tricks[idx] = 0
+        all_seats = slots.reshape(-1)
+        self.table[all_seats] = -1
+        self.won[all_seats] = 0
+
+    # -- bidding ---------------------------------------------------------------------------------
+    def _bid(self, idx: IntArray, a: IntArray) -> None:
+        seat = self.turn[idx]
+        dealer = self.dealer[idx]
+        first_round = self.phase[idx] == BID1
+        passed = a == E.PASS
+        if passed.any():
+            p = idx[passed]
+            last = seat[passed] == dealer[passed]
+            self.turn[p] = (seat[passed] + 1) & 3  # the next bidder, or the dealer's left in round 2
+            self.phase[p[last & first_round[passed]]] = BID2
+            thrown = p[last & ~first_round[passed]]
+            if len(thrown):
+                self._end_deal(thrown)
+        made = ~passed
+        if not made.any():
+            return
+        g, s, a, first = idx[made], seat[made], a[made], first_round[made]
+        alone = np.where(first, (a == E.ORDER_UP_ALONE) | (a == E.PICK_UP_ALONE), a >= E.NAME_ALONE)
+        self.maker[g] = s
+        self.alone[g] = alone
+        self.trump[g] = np.where(first, SUIT_T[self.upcard[g]], a - np.where(alone, E.NAME_ALONE, E.NAME))
+        out = np.where(alone, (s + 2) & 3, -1)
+        self.out[g] = out
+        pick = first & (out != self.dealer[g])
+        if pick.any():
+            p = g[pick]
+            slot = p * 4 + self.dealer[p]
+            up = BIT[self.upcard[p]]
+            self.hands[slot] |= up
+            self.dealt[slot] |= up
+            self.up_taken[p] = True
+            self.phase[p] = DISCARD
+            self.turn[p] = self.dealer[p]
+        if not pick.all():
+            self._after_trump(g[~pick])
+
+    def _discard(self, idx: IntArray, a: IntArray) -> None:
+        card = a - E.DISCARD
+        self.hands[idx * 4 + self.dealer[idx]] &= ~BIT[card]
+        self.discarded[idx] = card
+        self._after_trump(idx)
+
+    def _after_trump(self, idx: IntArray) -> None:
+        if not self.options.lone_defender:
+            self._start_play(idx)
+            return
+        self.phase[idx] = DEFEND
+        first = (self.dealer[idx] + 1) & 3
+        self.turn[idx] = np.where((first & 1) == (self.maker[idx] & 1), (first + 1) & 3, first)
+
+    def _defend(self, idx: IntArray, a: IntArray) -> None:
+        seat = self.turn[idx]
+        alone = a == E.DEFEND_ALONE
+        self.defender[idx[alone]] = seat[alone]
+        partner = (seat + 2) & 3
+        dealer = self.dealer[idx]
+        ask_partner = ~alone & (((partner - dealer - 1) & 3) > ((seat - dealer - 1) & 3))
+        self.turn[idx[ask_partner]] = partner[ask_partner]
+        start = idx[~ask_partner]
+        if len(start):
+            self._start_play(start)
+
+    # -- play ------------------------------------------------------------------------------------
+    def _start_play(self, idx: IntArray) -> None:
+        out = self.out[idx]
+        defender = self.defender[idx]
+        skip = np.where(out >= 0, 1 << (out & 3), 0) | np.where(defender >= 0, 1 << ((defender + 2) & 3), 0)
+        self.skip4[idx] = skip * 4
+        nactive = 4 - popcount(skip.astype(U64))
+        self.nactive[idx] = nactive
+        self.left[idx] = nactive
+        lead = NEXT[skip * 4 + self.dealer[idx]]
+        self.leader[idx] = lead
+        self.turn[idx] = lead
+        self.phase[idx] = PLAY
+        self.trow[idx] = self.trump[idx] * 96
+        self.led24[idx] = -1
+        self.best[idx] = 0
+
+    def _play(self, idx: IntArray, card: IntArray) -> None:
+        """Seat ``turn`` plays ``card`` in each game ``idx``; the trick is resolved as it goes."""
+        seat = self.turn[idx]
+        slot = self._all4[idx] + seat
+        self.hands[slot] &= ~BIT[card]
+        self.table[slot] = card
+        trow = self.trow[idx]
+        led24 = self.led24[idx]
+        led24 = np.where(led24 < 0, EFF96[trow + card], led24)
+        self.led24[idx] = led24
+        best = np.maximum(self.best[idx], POWER96[trow + led24 + card] * 4 + seat)
+        self.best[idx] = best
+        left = self.left[idx] - 1
+        self.left[idx] = left
+        complete = left == 0
+        self.turn[idx] = np.where(complete, best & 3, NEXT[self.skip4[idx] + seat])
+        if not complete.any():
+            return
+        g = idx[complete]
+        w = best[complete] & 3
+        self.won[g * 4 + w] += 1
+        self.leader[g] = w
+        self.best[g] = 0
+        self.led24[g] = -1
+        self.left[g] = self.nactive[g]
+        self.table[((g * 4)[:, None] + _SEATS).reshape(-1)] = -1
+        tricks = self.tricks[g] + 1
+        self.tricks[g] = tricks
+        over = g[tricks == E.HAND]
+        if len(over):
+            self._end_deal(over)
+
+    def _end_deal(self, idx: IntArray) -> None:
+        won = self.won[(idx * 4)[:, None] + _SEATS]
+        teams = np.stack([won[:, 0] + won[:, 2], won[:, 1] + won[:, 3]], axis=1)
+        maker = self.maker[idx]
+        mt = maker & 1
+        made = teams[np.arange(len(idx)), mt]
+        alone = self.alone[idx]
+        lone_def = self.defender[idx] >= 0
+        thrown = maker < 0
+        maker_pts = np.where(thrown, 0, np.where(made == 5, np.where(alone, 4, 2), np.where(made >= 3, 1, 0)))
+        defender_pts = np.where(~thrown & (made < 3), np.where(lone_def, 4, 2), 0)
+        pts0 = np.where(mt == 0, maker_pts, defender_pts)
+        pts1 = np.where(mt == 0, defender_pts, maker_pts)
+        self.last_points[idx * 2] = pts0
+        self.last_points[idx * 2 + 1] = pts1
+        t0 = self.totals[idx * 2] + pts0
+        t1 = self.totals[idx * 2 + 1] + pts1
+        self.totals[idx * 2] = t0
+        self.totals[idx * 2 + 1] = t1
+        over = (self.deal_no[idx] >= self._deals) | (np.maximum(t0, t1) >= self._target)
+        self.phase[idx[over]] = OVER
+        self.turn[idx[over]] = -1
+        rest = idx[~over]
+        if len(rest):
+            self.dealer[rest] = (self.dealer[rest] + 1) & 3
+            self._new_deal(rest)
+
+    # -- from scalar states -------------------------------------------------------------------------
+    @classmethod
+    def from_states(
+        cls, states: Sequence[State], seed: int | None = None, *, rng: np.random.Generator | None = None,
+        record: bool = False,
+    ) -> BatchedEuchre:
+        """A batch that continues each of ``states`` (scalar Euchre states at a decision or over).
+
+        Everything is read through the protocol: each seat's ``view`` (its hand, the dealer's
+        discard) and the spectator's (the public state). All states must share their options.
+        Later deals are drawn from ``rng``."""
+        if not states:
+            raise ValueError("from_states needs at least one state")
+        options = getattr(states[0], "options", None)
+        for st in states:
+            if st.game.id != "euchre":
+                raise ValueError(f"BatchedEuchre continues euchre states, not {st.game.id}")
+            if st.is_chance():
+                raise ValueError("a state to continue must be at a decision or over, not at chance "
+                                 f"({st.chance_label()}): resolve chance first")
+            if getattr(st, "options", None) != options:
+                raise ValueError("all states in a batch must share their options")
+        assert isinstance(options, E.EuchreOptions)
+        b = cls(len(states), options=options, rng=rng if rng is not None else np.random.default_rng(seed),
+                record=record, _deal=False)
+        for g, st in enumerate(states):
+            b._load(g, st)
+        return b
+
+    def _load(self, g: int, st: State) -> None:
+        v = st.view(None)
+        phase = int(E.Phase[v["phase"].upper()])
+        self.phase[g] = phase
+        self.deal_no[g] = v["deal"]
+        self.totals[2 * g: 2 * g + 2] = v["totals"]
+        self.won[4 * g: 4 * g + 4] = v["tricks"]
+        if phase == OVER:
+            self.turn[g] = -1
+            return
+        dealer = v["dealer"]
+        self.dealer[g] = dealer
+        self.turn[g] = v["to_act"][0]
+        self.upcard[g] = _card(v["upcard"])
+        self.up_taken[g] = v["up_taken"]
+        trump = "CDHS".index(v["trump"]) if v["trump"] else -1
+        self.trump[g] = trump
+        self.maker[g] = v["maker"] if v["maker"] is not None else -1
+        self.alone[g] = v["alone"]
+        self.defender[g] = v["defender"] if v["defender"] is not None else -1
+        self.out[g] = (v["maker"] + 2) & 3 if v["alone"] else -1
+        self.leader[g] = v["leader"] if v["leader"] is not None else -1
+        self.tricks[g] = sum(v["tricks"])
+        played = [0, 0, 0, 0]
+        for e in v["log"]:
+            if e["type"] == "trick" and e["deal"] == v["deal"]:
+                for s, c in zip(e["seats"], e["cards"]):
+                    played[s] |= 1 << _card(c)
+        for s, c in v["table"]:
+            played[s] |= 1 << _card(c)
+        for s in range(4):
+            sv = st.view(s)
+            hand = sum(1 << _card(c) for c in sv["hand"])
+            self.hands[4 * g + s] = hand
+            self.dealt[4 * g + s] = hand | played[s]
+            if sv.get("discard"):
+                self.discarded[g] = _card(sv["discard"])
+                self.dealt[4 * g + s] |= 1 << int(self.discarded[g])
+        self.table[4 * g: 4 * g + 4] = -1
+        if phase == PLAY:
+            skip = sum(1 << s for s in v["out"])
+            self.skip4[g] = skip * 4
+            self.nactive[g] = 4 - bin(skip).count("1")
+            self.left[g] = self.nactive[g] - len(v["table"])
+            self.trow[g] = trump * 96
+            self.led24[g] = -1
+            best = 0
+            for s, c in v["table"]:
+                card = _card(c)
+                self.table[4 * g + s] = card
+                if self.led24[g] < 0:
+                    self.led24[g] = E.EFF[trump][card] * 24
+                best = max(best, E.POWER[trump][int(self.led24[g]) // 24][card] * 4 + s)
+            self.best[g] = best
