@@ -173,7 +173,7 @@ class UpOrDownGame(Game[UpOrDownOptions]):
             if pile in ("up", "faceup"):
                 return DRAW_UP
         head, number = words[:-1], words[-1]
-        if number.isascii() and number.isdigit():
+        if number.isascii() and number.isdigit() and len(number) <= 3:
             k = int(number)
             if head in ([], ["play"], ["card"]) and 1 <= k <= MAX_CARD:
                 return k

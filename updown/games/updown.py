@@ -98,7 +98,7 @@ _ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
 
 def _ascii_number(text: str) -> bool:
     t = text.strip()
-    return t.isascii() and t.isdigit()
+    return t.isascii() and t.isdigit() and len(t) <= 2
 
 
 def dice_of(action: int) -> tuple[int, int]:
