@@ -52,6 +52,16 @@ def quote(text: str, limit: int = 60) -> str:
     return repr(short)
 
 
+def show(value: Any, limit: int = 60) -> str:
+    """A short repr of any value from a record (a huge number or string is cut)."""
+    if isinstance(value, str):
+        return quote(value, limit)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return "(a number too long to show)"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
         raise RecordError(f"a number in the record has {len(text)} digits (at most {MAX_DIGITS})")
@@ -115,12 +125,20 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Any) -> Record:
+        """A record from its JSON object; raises RecordError (one bounded line) for a bad header."""
+        try:
+            return cls._from_dict(data)
+        except RecordError as err:
+            raise RecordError(clip(str(err))) from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Record:
         if not isinstance(data, Mapping):
             raise RecordError("a record is a JSON object")
         if data.get("format", FORMAT) != FORMAT:
-            raise RecordError(f"format is {data.get('format')!r}, expected {FORMAT!r}")
+            raise RecordError(f"format is {show(data.get('format'))}, expected {FORMAT!r}")
         if data.get("version", VERSION) != VERSION:
-            raise RecordError(f"version {data.get('version')!r} is not supported (this reads {VERSION})")
+            raise RecordError(f"version {show(data.get('version'))} is not supported (this reads {VERSION})")
         for key in ("game", "players", "steps"):
             if key not in data:
                 raise RecordError(f"the record has no {key!r}")
