@@ -700,6 +700,15 @@ class EuchreState(State):
         return c
 
 
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
 class EuchreWorlds(WorldSampler):
     """The worlds a seat's view allows, uniform over every consistent placement of the hidden
     cards: the other hands (none holding an effective suit its seat failed to follow in this
@@ -727,7 +736,7 @@ class EuchreWorlds(WorldSampler):
         st.totals = list(view["totals"])
         st.history = [{k: v for k, v in e.items() if k not in ("type", "totals")}
                       for e in log if e["type"] == "score"]
-        st.upcard = upcard = card_id(view["upcard"]) if view["upcard"] is not None else -1
+        st.upcard = upcard = _fast_id(view["upcard"]) if view["upcard"] is not None else -1
         st.up_taken = up_taken = view["up_taken"]
         st.trump = SUIT_LETTERS.index(view["trump"]) if view["trump"] is not None else -1
         st.maker = view["maker"] if view["maker"] is not None else -1
@@ -738,7 +747,7 @@ class EuchreWorlds(WorldSampler):
         st._actors = tuple(view["to_act"])
         st.turn = st._actors[0] if st._actors else -1
         st.trick_seats = [s for s, _ in view["table"]]
-        st.trick_cards = [card_id(c) for _, c in view["table"]]
+        st.trick_cards = [_fast_id(c) for _, c in view["table"]]
         st.won = list(view["tricks"])
         played: list[list[int]] = [[], [], [], []]
         tricks = passes = 0
@@ -749,7 +758,7 @@ class EuchreWorlds(WorldSampler):
             kind = e["type"]
             if kind == "trick":
                 tricks += 1
-                trick_list.append((list(e["seats"]), [card_id(c) for c in e["cards"]]))
+                trick_list.append((list(e["seats"]), [_fast_id(c) for c in e["cards"]]))
             elif kind == "bid" and e["bid"] == "pass" and e["round"] in (1, 2):
                 passes += 1
         trick_list.append((st.trick_seats, st.trick_cards))
@@ -773,8 +782,8 @@ class EuchreWorlds(WorldSampler):
         else:
             dealt = 4
         st.deal_seat = order[dealt] if dealt < 4 else (dealer if dealer >= 0 else 0)
-        hand = [card_id(c) for c in view["hand"]]
-        own_discard = card_id(view["discard"]) if view.get("discard") else -1
+        hand = [_fast_id(c) for c in view["hand"]]
+        own_discard = _fast_id(view["discard"]) if view.get("discard") else -1
         known_up = up_taken and upcard not in played[dealer]
         hidden_discard = up_taken and phase != _DISCARD and seat != dealer
         st.discarded = own_discard

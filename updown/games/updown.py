@@ -334,7 +334,7 @@ class UpDownState(State):
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         if self.phase == _CHOOSE and 0 <= seat < self.players:
-            return sorted(self.hands[seat]) if self.pending[seat] is None else []
+            return list(self.hands[seat]) if self.pending[seat] is None else []
         if self.phase == _LEAD and seat == self.leader:
             return list(_LEAD_ACTIONS[self._own[seat]])
         self.check_seat(seat)
@@ -394,6 +394,7 @@ class UpDownState(State):
         hand = self.hands[seat]
         hand.append(action)
         if len(hand) == self.hand_size:
+            hand.sort()  # kept sorted from here on: legal_actions lists it as it is
             self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
                              "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
             self.deal_seat += 1
@@ -625,6 +626,15 @@ class UpDownState(State):
         return c
 
 
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
 class UpDownWorlds(WorldSampler):
     """The worlds a seat's view allows. UP&DOWN shows nothing about the other hands but their sizes
     (any card may be chosen at any time), so the hidden cards (the other hands, their pending
@@ -666,7 +676,7 @@ class UpDownWorlds(WorldSampler):
             if e["type"] == "trick":
                 tricks += 1
                 for s, c in enumerate(e["cards"]):
-                    played[s].append(card_id(c))
+                    played[s].append(_fast_id(c))
         st.history = [{"tricks": list(e["tricks"]), "discarded": e["discarded"]}
                       for e in log if e["type"] == "round"]
         st.deal_seat = deal_seat
@@ -685,11 +695,11 @@ class UpDownWorlds(WorldSampler):
         st.played = played
         st._actors = tuple(view["to_act"])
         st._all_seats = tuple(range(n))
-        hand = [card_id(c) for c in view["hand"]]
+        hand = [_fast_id(c) for c in view["hand"]]
         st.hands = [hand if s == seat else [] for s in range(n)]
         st.pending = [None] * n
         if view["choice"] is not None:
-            st.pending[seat] = card_id(view["choice"])
+            st.pending[seat] = _fast_id(view["choice"])
         st.deck, st.aside = [], []
         # The hidden cards and where they may be: each other hand, each other pending choice,
         # then the rest (undealt during the deal, set aside after it).
@@ -725,6 +735,7 @@ class UpDownWorlds(WorldSampler):
             if is_choice:
                 world.pending[s] = cards[0]
             else:
+                cards.sort()
                 world.hands[s] = cards
         if world.phase == _DEAL:
             world.deck = parts[-1]

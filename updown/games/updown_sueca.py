@@ -751,6 +751,15 @@ def _holds(voids: list[tuple[int, int]], card: int) -> bool:
     return not any(s == vs and st > above for vs, above in voids)
 
 
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
 class SuecaWorlds(WorldSampler):
     """The worlds a seat's view allows. Hidden: the other hands (none holding a card its play
     showed it lacks), their discards (set aside face down), the stock, and where the turned card
@@ -798,13 +807,13 @@ class SuecaWorlds(WorldSampler):
         st.history = history
         st.winner = log[-1]["winner"] if phase == _OVER else -1
         st.trump = trump = "CDHS".index(view["trump"]) if view["trump"] is not None else -1
-        st.turned = turned = card_id(view["turned"]) if view["turned"] is not None else -1
+        st.turned = turned = _fast_id(view["turned"]) if view["turned"] is not None else -1
         st.decision = [None if d is None else (PLAY if d == "play" else SIT_OUT) for d in view["decisions"]]
         st.forced = list(view["forced"])
         st.exchanged = list(view["exchanged"])
         st.leader = view["leader"] if view["leader"] is not None else -1
         st.trick_no = view["trick"]
-        st.table = [(s, card_id(c)) for s, c in view["table"]]
+        st.table = [(s, _fast_id(c)) for s, c in view["table"]]
         st.tricks = list(view["tricks"])
         sizes = view["hand_sizes"]
         discarded = view["discarded"]
@@ -827,13 +836,13 @@ class SuecaWorlds(WorldSampler):
         for e in segment:
             kind = e["type"]
             if kind == "trick":
-                tricks.append([(s, card_id(c)) for s, c in e["cards"]])
+                tricks.append([(s, _fast_id(c)) for s, c in e["cards"]])
             elif kind == "exchange":
                 last_exchange = e["seat"]
             elif kind == "dealt" and e["seat"] == seat:
                 own_events[("dealt", e["packet"])] = e
             elif kind == "draw" and e["seat"] == seat:
-                own_drawn.append(card_id(e["card"]))
+                own_drawn.append(_fast_id(e["card"]))
         if st.table:
             tricks.append(st.table)
         st.voids = voids = _voids_of(tricks, trump) if trump >= 0 else [[] for _ in range(PLAYERS)]
@@ -857,13 +866,13 @@ class SuecaWorlds(WorldSampler):
         st.current = current
         st.to_draw = HAND - sizes[current] if phase == _DRAW else 0
         # The seat's own cards and history.
-        hand = [card_id(c) for c in view["hand"]]
-        mine = [card_id(c) for c in view["my_discards"]]
+        hand = [_fast_id(c) for c in view["hand"]]
+        mine = [_fast_id(c) for c in view["my_discards"]]
         p1_event = own_events.get(("dealt", 1))
         p2_event = own_events.get(("dealt", 2))
-        own_p1 = [card_id(c) for c in p1_event["cards"]] if p1_event else list(hand)
+        own_p1 = [_fast_id(c) for c in p1_event["cards"]] if p1_event else list(hand)
         if p2_event:
-            own_p2 = [card_id(c) for c in p2_event["cards"]]
+            own_p2 = [_fast_id(c) for c in p2_event["cards"]]
         else:
             own_p2 = [c for c in hand if c not in own_p1]
             if turned in own_p2:
