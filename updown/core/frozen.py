@@ -110,15 +110,19 @@ class FrozenDict(dict[str, Any]):
         return {k: thaw(v) for k, v in self.items()}
 
 
+_ATOMS = frozenset({str, int, bool, float, type(None)})
+
+
 def freeze(value: Any) -> Any:
     """``value`` with every dict and list in it made read-only (already frozen values are kept)."""
     kind = type(value)
-    if kind is FrozenDict or kind is FrozenList:
+    if kind is FrozenDict or kind is FrozenList or kind in _ATOMS:
         return value
+    atoms = _ATOMS
     if isinstance(value, dict):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in atoms else freeze(v) for k, v in value.items()})
     if isinstance(value, list):
-        return FrozenList([freeze(v) for v in value])
+        return FrozenList([v if type(v) in atoms else freeze(v) for v in value])
     if isinstance(value, tuple):
         return tuple(freeze(v) for v in value)
     return value

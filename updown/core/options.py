@@ -25,6 +25,18 @@ class GameOptions:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
+    def view(self) -> dict[str, Any]:
+        """The options as a read-only dict, for views (made once per options object)."""
+        got = _VIEWS.get(self)
+        if got is None:
+            from updown.core.frozen import freeze
+
+            got = _VIEWS[self] = freeze(self.to_dict())
+            if len(_VIEWS) > 1000:
+                _VIEWS.clear()
+                _VIEWS[self] = got
+        return got
+
     @classmethod
     def fields(cls) -> list[tuple[str, type, Any, str]]:
         """(name, type, default, help) of each option, for ``updown games`` and ``--help``."""
@@ -60,6 +72,7 @@ class GameOptions:
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
+_VIEWS: dict[GameOptions, dict[str, Any]] = {}
 
 
 def _hints(cls: type) -> dict[str, Any]:

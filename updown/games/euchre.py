@@ -637,7 +637,7 @@ class EuchreState(State):
             "to_act": list(self._actors),
             "totals": list(self.totals),
             "target": self.options.target,
-            "options": self.options.to_dict(),
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:

@@ -530,7 +530,7 @@ class UpOrDownState(State):
             "down": self.down,
             "up": self.up_hidden + (1 if self.up_top else 0),
             "up_top": self.up_top or None,
-            "options": self.options.to_dict(),
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:

@@ -582,7 +582,7 @@ class UpDownState(State):
             "tricks": list(self.tricks),
             "totals": list(self.totals),
             "discarded": self.discarded,
-            "options": self.options.to_dict(),
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:

@@ -673,7 +673,7 @@ class UpDownSuecaState(State):
             "tricks": list(self.tricks),
             "to_act": list(self.actors()),
             "left": [s for s in range(PLAYERS) if self.left[s]],
-            "options": self.options.to_dict(),
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
