@@ -512,9 +512,9 @@ def test_resample_views_identical_and_hidden_cards_vary(seed: int) -> None:
         for me in range(4):
             world = state.resample(me, rng)
             assert world.view(me) == state.view(me)
-            assert world.hands[me] == state.hands[me]
+            assert sorted(world.hands[me]) == sorted(state.hands[me])
             checked += 1
-            varied += world.hands != state.hands
+            varied += [sorted(h) for h in world.hands] != [sorted(h) for h in state.hands]
             # the world is consistent: its play history was legal for the hands it gives
             for s in range(4):
                 assert not any(world.voids[s] and not world._may_hold(s, c) for c in world.hands[s])
@@ -581,25 +581,8 @@ def test_resample_forgets_other_seats_private_events_of_earlier_deals() -> None:
     state = run(steps)
     world = state.resample(0, random.Random(5))
     assert world.view(0) == state.view(0)
-    earlier = world.log[: state.deal_log_start]
-    others_private = [e for e in earlier if "to" in e and 0 not in e["to"]]
-    assert others_private and all(e["type"] == "hidden" and "card" not in e and "cards" not in e
-                                  for e in others_private)
-    assert all(GAME.describe(e, ["a", "b", "c", "d"]) for e in others_private)
-
-
-def test_when_constrained_sampling_fails_resample_still_hides_the_real_cards(monkeypatch) -> None:
-    steps = deal("2H 3H 4H 2C 3C", "KD 5D 6D AS 2D", "AD 7D QD 4S 6C", "QS JS 2S KH 6H", turn=True)
-    steps += ["1: discard AS", "1: done", "draw 1: 3D", "2: play", "2: done"]
-    state = run(steps)
-    real_try = UpDownSuecaState._try_assignment
-
-    def always_fail_unless_relaxed(self, *args, relaxed=False):  # type: ignore[no-untyped-def]
-        return real_try(self, *args, relaxed=True) if relaxed else None
-
-    monkeypatch.setattr(UpDownSuecaState, "_try_assignment", always_fail_unless_relaxed)
-    worlds = [state.resample(2, random.Random(i)) for i in range(20)]
-    for world in worlds:
-        assert world.view(2) == state.view(2)
-    real = [state.hands[s] for s in (0, 1, 3)]
-    assert sum([w.hands[s] for s in (0, 1, 3)] == real for w in worlds) < 5
+    real_earlier = state.log[: state.deal_log_start]
+    assert [e for e in real_earlier if "to" in e and 0 not in e["to"]]  # there were some to forget
+    earlier = world.log[: world.deal_log_start]
+    assert not [e for e in earlier if "to" in e and 0 not in e["to"]]
+    assert earlier == [e for e in real_earlier if "to" not in e or 0 in e["to"]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ def random_playouts(
 ) -> BenchResult:
     """Play uniformly random games until ``seconds`` have passed; every step goes through
     ``is_terminal``, ``is_chance``/``sample_chance``, ``actors``, ``legal_actions`` and ``apply``."""
+    _check_seconds(seconds)
     rng = random.Random(seed)
     choice = rng.choice
     games = steps = 0
@@ -53,12 +55,18 @@ def random_playouts(
     return BenchResult(game.id, players, options.to_dict(), games, time.perf_counter() - start, steps)
 
 
+def _check_seconds(seconds: float) -> None:
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"seconds must be a positive number, not {seconds}")
+
+
 def pyspiel_playouts(name: str, params: dict[str, Any], seconds: float, seed: int = 0) -> float | None:
     """The same uniformly random loop through pyspiel, in games per second; None without open_spiel."""
     try:
         import pyspiel  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return None
+    _check_seconds(seconds)
     game = pyspiel.load_game(name, params)
     rng = random.Random(seed)
     choice = rng.choice

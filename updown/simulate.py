@@ -1,9 +1,13 @@
-"""Bots against bots: many seeded games, with per-seat statistics."""
+"""Bots against bots: many seeded games, with per-seat statistics.
+
+Seeds here are explicit and reproducible (a run's seed decides every game); a game a person plays
+against others should draw its seed from the operating system instead (``updown play`` does).
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,10 +50,21 @@ class Simulation:
         }
 
 
-def game_seeds(seed: int, games: int) -> list[int]:
-    """The seed of each game in a run; game ``i`` replays alone from ``seeds[i]``."""
-    master = random.Random(seed)
-    return [master.getrandbits(63) for _ in range(games)]
+def seeded(seed: int) -> random.Random:
+    """A generator for ``seed`` such that different seeds never share one.
+
+    ``random.Random(-5)`` is ``random.Random(5)`` (Python seeds with the absolute value), so a
+    negative seed is seeded through its text instead; seeds from 0 up are used as they are, so
+    every seed written before keeps its games.
+    """
+    return random.Random(seed if seed >= 0 else f"negative seed {seed}")
+
+
+def game_seeds(seed: int, games: int) -> Iterator[int]:
+    """The seed of each game in a run, made one at a time; game ``i`` replays alone from the ``i``-th."""
+    master = seeded(seed)
+    for _ in range(games):
+        yield master.getrandbits(63)
 
 
 def play_seeded(
@@ -58,7 +73,7 @@ def play_seeded(
     """One game whose chance and bots are all derived from ``seed``."""
     agents = [make_bot(name, game, seat, random.Random(f"{seed}:{seat}")) for seat, name in enumerate(bots)]
     names = [f"{name}-{seat}" for seat, name in enumerate(bots)]
-    return play_game(game, players, agents, random.Random(seed), options=options, seats=names, seed=seed)
+    return play_game(game, players, agents, seeded(seed), options=options, seats=names, seed=seed)
 
 
 def simulate(
@@ -71,6 +86,8 @@ def simulate(
     records: Path | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Simulation:
+    if games < 1:
+        raise ValueError(f"games must be at least 1, not {games}")
     opts = options if options is not None else game.Options()
     sim = Simulation(game.id, players, games, seed, opts.to_dict(), [SeatStats(b) for b in bots])
     if records is not None:

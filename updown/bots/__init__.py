@@ -2,6 +2,9 @@
 
 A game's bots live in a module of this package that defines ``GAME_ID`` and ``BOTS`` (name to
 class); they are found on import, so adding bots for a game touches no shared file.
+
+``exec:COMMAND`` (or ``exec[SECONDS]:COMMAND``) is a bot for every game played by an outside
+program over the JSON-lines protocol of ``docs/bot-protocol.md`` (:mod:`updown.bots.exec_bot`).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import random
 from typing import Any
 
 from updown.bots.base import Bot, RandomBot
+from updown.bots.exec_bot import ExecBot, parse_spec
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game
 
@@ -28,11 +32,24 @@ def bot_names(game_id: str) -> list[str]:
     return sorted({*_GENERIC, *_FOR_GAME.get(game_id, {})})
 
 
+def is_bot_name(game_id: str, name: str) -> bool:
+    """Whether ``name`` names a bot for this game: one of :func:`bot_names`, or ``exec:COMMAND``."""
+    try:
+        return name in bot_names(game_id) or parse_spec(name) is not None
+    except UpdownError:
+        return False
+
+
 def make_bot(name: str, game: Game[Any], seat: int, rng: random.Random) -> Bot:
+    """The bot ``name`` for ``seat``; ``exec:COMMAND`` starts that program (see docs/bot-protocol.md)."""
+    spec = parse_spec(name)
+    if spec is not None:
+        command, limit = spec
+        return ExecBot(game, seat, rng, command, time_limit=limit)
     cls = _FOR_GAME.get(game.id, {}).get(name) or _GENERIC.get(name)
     if cls is None:
-        raise UpdownError(f"no bot {name!r} for {game.id} (bots: {', '.join(bot_names(game.id))})")
+        raise UpdownError(f"no bot {name!r} for {game.id} (bots: {', '.join(bot_names(game.id))}, exec:COMMAND)")
     return cls(game, seat, rng)
 
 
-__all__ = ["Bot", "bot_names", "make_bot"]
+__all__ = ["Bot", "bot_names", "is_bot_name", "make_bot"]

@@ -37,8 +37,32 @@ def play_game(
     Chance outcomes are drawn from ``rng`` only. Agents are asked one seat at a time (for a
     simultaneous choice, in seat order); each sees only ``state.view(seat)``. An agent may also
     answer with ``state.leave_action(seat)``; the seat is then played by ``replace(seat)``.
+    When the game ends (or fails), every agent that has a ``close()`` method is closed (a bot
+    program is stopped).
     """
     agents = list(agents)
+    everyone = list(agents)
+    try:
+        return _play(game, players, agents, everyone, rng, options, seats, seed, observer, replace)
+    finally:
+        for agent in everyone:
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
+
+
+def _play(
+    game: Game[Any],
+    players: int,
+    agents: list[Agent],
+    everyone: list[Agent],
+    rng: random.Random,
+    options: Any,
+    seats: Sequence[str] | None,
+    seed: int | None,
+    observer: Observer | None,
+    replace: Callable[[int], Agent] | None,
+) -> tuple[State, Record]:
     opts = options if options is not None else game.Options()
     state = game.new_state(players, opts)
     record = Record(game.id, players, opts.to_dict(), list(seats or [f"seat {i}" for i in range(players)]),
@@ -64,6 +88,7 @@ def play_game(
             if replace is None:
                 raise IllegalAction(f"seat {seat} left, and no bot was given to take over")
             agents[seat] = replace(seat)
+            everyone.append(agents[seat])
         writer.action(seat, game.action_to_str(action))
         if observer:
             observer(state, seat, action)

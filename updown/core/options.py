@@ -23,7 +23,19 @@ class GameOptions:
         """Raise :class:`OptionsError` if these options do not fit ``players`` seats."""
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def view(self) -> dict[str, Any]:
+        """The options as a read-only dict, for views (made once per options object)."""
+        got = _VIEWS.get(self)
+        if got is None:
+            from updown.core.frozen import freeze
+
+            got = _VIEWS[self] = freeze(self.to_dict())
+            if len(_VIEWS) > 1000:
+                _VIEWS.clear()
+                _VIEWS[self] = got
+        return got
 
     @classmethod
     def fields(cls) -> list[tuple[str, type, Any, str]]:
@@ -37,7 +49,7 @@ class GameOptions:
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> Self:
         """Build options from a dict; unknown names and wrong types are errors."""
-        hints = typing.get_type_hints(cls)
+        hints = _hints(cls)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
@@ -57,6 +69,18 @@ class GameOptions:
                 raise OptionsError(f"option {pair!r} must be written key=value")
             values[key.strip().replace("-", "_")] = value.strip()
         return cls.from_dict(values)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+_VIEWS: dict[GameOptions, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, worked out once per class (it is slow)."""
+    got = _HINTS.get(cls)
+    if got is None:
+        got = _HINTS[cls] = typing.get_type_hints(cls)
+    return got
 
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:

@@ -16,8 +16,10 @@ Actions are small integers, with a readable notation both ways through the game
 wherever it occurs, so notation needs no state.
 
 Everything a seat may know is in :meth:`State.view`, JSON-serialisable, including the log of
-events it was allowed to see. :meth:`State.resample` builds a full state that the seat cannot
-tell apart from the real one.
+events it was allowed to see; nothing a receiver does to a view changes the game (its events are
+read-only, everything else is a fresh copy). :meth:`Game.sample_world` builds, from a view alone,
+a full state that the seat cannot tell apart from the real one; :meth:`State.resample` is that
+applied to the seat's own view.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from updown.core.errors import IllegalAction, UpdownError
+from updown.core.frozen import freeze, thaw
 from updown.core.options import GameOptions
 
 Event = dict[str, Any]
@@ -62,7 +65,8 @@ class Result:
         return tuple(seat for seat, place in enumerate(self.placings) if place == 1)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scores": list(self.scores), "placings": list(self.placings), **self.details}
+        """A fresh, plain copy: changing it changes nothing else."""
+        return {"scores": list(self.scores), "placings": list(self.placings), **thaw(self.details)}
 
 
 class Game(ABC, Generic[O]):
@@ -125,6 +129,36 @@ class Game(ABC, Generic[O]):
     def describe(self, event: Event, names: Sequence[str]) -> str:
         """One plain-text line that explains an event to people."""
 
+    # -- worlds ---------------------------------------------------------------------------------
+    def sample_world(self, view: View, rng: random.Random) -> State:
+        """A full state drawn from the states that ``view`` (a seat's view) cannot tell apart.
+
+        The world agrees with everything the view shows (``world.view(seat) == view`` for the
+        view's seat): its own hand, every card played, what play proved a seat does not hold, and
+        the game's public facts. Every hidden card is redealt among the places the view leaves
+        open; the other seats' private events of the current deal are retold to match, and their
+        private events of earlier deals are left out of the world's log (they cannot change play
+        from here). How worlds are weighted is documented per game (uniform over the consistent
+        deals in every game here). Raises IllegalAction if no world fits the view.
+        """
+        return self.world_sampler(view).draw(rng)
+
+    def world_sampler(self, view: View) -> WorldSampler:
+        """Read ``view`` once, to draw many worlds from it cheaply (see :meth:`sample_world`)."""
+        raise NotImplementedError(f"{self.name} cannot build worlds from a view")
+
+
+class WorldSampler(ABC):
+    """The worlds consistent with one view: built once from the view, then :meth:`draw` each world.
+
+    A sampler keeps no reference to anything of the view that the view's owner could change later
+    (events are read-only; everything else is copied).
+    """
+
+    @abstractmethod
+    def draw(self, rng: random.Random) -> State:
+        """One world, drawn with ``rng`` only."""
+
 
 class State(ABC):
     """One position of a game. Mutable: :meth:`apply` changes it in place; :meth:`clone` copies."""
@@ -132,6 +166,8 @@ class State(ABC):
     game: Game[Any]
     players: int
     log: list[Event]
+    _frozen_upto: int = 0
+    """Events before this index of ``log`` are read-only (frozen when first shown in a view)."""
 
     # -- who acts -------------------------------------------------------------------------------
     @abstractmethod
@@ -188,21 +224,37 @@ class State(ABC):
     def view(self, seat: int | None) -> View:
         """Everything ``seat`` may see (``None``: a spectator), JSON-serialisable.
 
-        For speed, a view's ``log`` holds the state's own event dicts: read views, never edit them
-        (anything that crosses a process boundary gets a JSON copy anyway).
+        Safe to hand out: the view's events are read-only (:mod:`updown.core.frozen`; they are
+        shared with later views), every other part is a fresh copy, so nothing a receiver does to
+        it changes the game. Raises IllegalAction for a seat that is not in the game.
         """
 
-    @abstractmethod
     def resample(self, seat: int, rng: random.Random) -> State:
-        """A full state consistent with everything ``seat`` has seen."""
+        """A full state consistent with everything ``seat`` has seen: a world drawn from its view."""
+        self.check_seat(seat)
+        return self.game.sample_world(self.view(seat), rng)
 
     @abstractmethod
     def clone(self) -> State: ...
 
     # -- shared helpers -------------------------------------------------------------------------
     def visible_log(self, seat: int | None) -> list[Event]:
-        """The events ``seat`` may see, in order."""
-        return [e for e in self.log if "to" not in e or (seat is not None and seat in e["to"])]
+        """The events ``seat`` may see, in order: a new list of read-only events."""
+        log = self.log
+        done = self._frozen_upto
+        if done < len(log):
+            for i in range(done, len(log)):
+                log[i] = freeze(log[i])
+            self._frozen_upto = len(log)
+        if seat is None:
+            return [e for e in log if "to" not in e]
+        return [e for e in log if "to" not in e or seat in e["to"]]
+
+    def check_seat(self, seat: object) -> int:
+        """``seat`` if it is a seat of this game; otherwise IllegalAction (no negative indexing)."""
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise IllegalAction(f"there is no seat {_short_repr(seat)} (seats are 0 to {self.players - 1})")
+        return seat
 
     def _seat_for(self, seat: int | None) -> int:
         """The acting seat: ``seat`` if given, else the only actor; raises if ambiguous."""
@@ -214,9 +266,18 @@ class State(ABC):
                 raise IllegalAction(f"say which seat acts: seats {', '.join(map(str, actors))} must act")
             return actors[0]
         if seat not in actors:
+            self.check_seat(seat)
             if self.is_terminal():
                 raise IllegalAction("the game is over")
             if self.is_chance():
                 raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
             raise IllegalAction(f"seat {seat} cannot act now (to act: {', '.join(map(str, actors))})")
         return seat
+
+
+def _short_repr(value: object, limit: int = 40) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return f"(a {type(value).__name__} too long to show)"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

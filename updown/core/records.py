@@ -2,11 +2,17 @@
 
 See ``docs/records.md`` for the format. A record is written by :class:`RecordWriter` while a game
 is played, and checked step by step by :func:`replay`.
+
+Records may come from anyone, so reading one is bounded: :data:`MAX_RECORD_CHARS` of text (a file
+is read only that far), numbers of at most :data:`MAX_DIGITS` digits, :data:`MAX_STEPS` steps and
+:data:`MAX_MOVES` actions and outcomes, and every error is one line of at most
+:data:`MAX_MESSAGE` characters, quoting only the start of what was wrong.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +23,49 @@ from updown.core.registry import get_game
 
 FORMAT = "updown-record"
 VERSION = 1
+
+MAX_RECORD_CHARS = 2_000_000
+"""The longest record read (characters of JSON; a file is read as far as this many bytes and one
+more). The longest real match we have seen is about 40,000."""
+MAX_DIGITS = 100
+"""The longest number in a record (a 128-bit seed has 39 digits)."""
+MAX_STEPS = 20_000
+"""The most steps a record may have (a long Euchre or Sueca match has about 2,000)."""
+MAX_STEP_CHARS = 2_000
+"""The longest step (a deal step lists a hand: under 100 characters)."""
+MAX_MOVES = 50_000
+"""The most actions and chance outcomes a replay applies."""
+MAX_SEAT_NAME = 100
+MAX_MESSAGE = 300
+"""The longest error message about a record."""
+
+
+def clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` as one line of at most ``limit`` characters (control characters shown as ``?``)."""
+    line = "".join(c if c.isprintable() else "?" for c in text[: limit + 1])
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """The start of ``text``, quoted, for an error message."""
+    short = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(short)
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short repr of any value from a record (a huge number or string is cut)."""
+    if isinstance(value, str):
+        return quote(value, limit)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return "(a number too long to show)"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise RecordError(f"a number in the record has {len(text)} digits (at most {MAX_DIGITS})")
+    return int(text)
 
 
 @dataclass
@@ -44,22 +93,52 @@ class Record:
 
     @classmethod
     def from_json(cls, text: str) -> Record:
+        if len(text) > MAX_RECORD_CHARS:
+            raise RecordError(f"the record is too long: {len(text):,} characters (at most {MAX_RECORD_CHARS:,})")
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_int=_bounded_int)
+        except RecordError:
+            raise
         except json.JSONDecodeError as err:
             raise RecordError(f"not JSON: {err.msg} at line {err.lineno}, column {err.colno}") from None
         except RecursionError:
             raise RecordError("not a record: the JSON is nested too deeply") from None
+        except ValueError as err:  # e.g. a number too long to convert
+            raise RecordError(clip(f"not a record: {err}")) from None
         return cls.from_dict(data)
 
     @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Record:
+        """Read a record file in bounded memory: at most :data:`MAX_RECORD_CHARS` bytes and one more."""
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_RECORD_CHARS + 1)
+        except OSError as err:
+            raise RecordError(clip(f"cannot read {os.fspath(path)}: {err.strerror or err}")) from None
+        if len(data) > MAX_RECORD_CHARS:
+            raise RecordError(f"the record is too long: more than {MAX_RECORD_CHARS:,} bytes")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise RecordError(f"the record is not UTF-8 text (byte {err.start})") from None
+        return cls.from_json(text)
+
+    @classmethod
     def from_dict(cls, data: Any) -> Record:
+        """A record from its JSON object; raises RecordError (one bounded line) for a bad header."""
+        try:
+            return cls._from_dict(data)
+        except RecordError as err:
+            raise RecordError(clip(str(err))) from None
+
+    @classmethod
+    def _from_dict(cls, data: Any) -> Record:
         if not isinstance(data, Mapping):
             raise RecordError("a record is a JSON object")
         if data.get("format", FORMAT) != FORMAT:
-            raise RecordError(f"format is {data.get('format')!r}, expected {FORMAT!r}")
+            raise RecordError(f"format is {show(data.get('format'))}, expected {FORMAT!r}")
         if data.get("version", VERSION) != VERSION:
-            raise RecordError(f"version {data.get('version')!r} is not supported (this reads {VERSION})")
+            raise RecordError(f"version {show(data.get('version'))} is not supported (this reads {VERSION})")
         for key in ("game", "players", "steps"):
             if key not in data:
                 raise RecordError(f"the record has no {key!r}")
@@ -72,12 +151,16 @@ class Record:
             raise RecordError(f"'players' is {players}: no game here seats that many")
         if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
             raise RecordError("'steps' must be a list of strings")
+        if len(steps) > MAX_STEPS:
+            raise RecordError(f"the record has {len(steps):,} steps (at most {MAX_STEPS:,})")
         options = data.get("options", {})
         if not isinstance(options, Mapping):
             raise RecordError("'options' must be an object")
         seats = data.get("seats") or [f"seat {i}" for i in range(players)]
         if not isinstance(seats, list) or len(seats) != players or not all(isinstance(s, str) for s in seats):
             raise RecordError(f"'seats' must list {players} names")
+        if any(len(s) > MAX_SEAT_NAME for s in seats):
+            raise RecordError(f"a seat name is longer than {MAX_SEAT_NAME} characters")
         result = data.get("result")
         if result is not None and not isinstance(result, Mapping):
             raise RecordError("'result' must be an object")
@@ -118,7 +201,7 @@ def new_state_for(record: Record) -> State:
     except RecordError:
         raise
     except UpdownError as err:
-        raise RecordError(f"header: {err}") from None
+        raise RecordError(clip(f"header: {err}")) from None
 
 
 def _is_number(text: str) -> bool:
@@ -132,19 +215,27 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
     Raises :class:`RecordError` naming the step (numbered from 1) and what is wrong.
     ``on_step(state, seat, action)`` is called after each applied action or outcome.
     """
+    if len(record.steps) > MAX_STEPS:
+        raise RecordError(f"the record has {len(record.steps):,} steps (at most {MAX_STEPS:,})")
     state = new_state_for(record)
     game = state.game
+    moves = 0
     for number, step in enumerate(record.steps, start=1):
+        where = f"step {number} ({quote(step)})"
+        if len(step) > MAX_STEP_CHARS:
+            raise RecordError(f"{where}: {len(step):,} characters is too long for a step (at most {MAX_STEP_CHARS:,})")
         head, sep, body = step.partition(":")
         head, body = head.strip(), body.strip()
-        where = f"step {number} ({step!r})"
+        moves += 1
+        if moves > MAX_MOVES:
+            raise RecordError(f"{where}: the record has more than {MAX_MOVES:,} moves")
         if not sep or not body:
             raise RecordError(f"{where}: write 'SEAT: action' or 'LABEL: outcome ...'")
         if state.is_terminal():
             raise RecordError(f"{where}: the game is already over")
         try:
             if _is_number(head):
-                seat = int(head)
+                seat = int(head) if len(head) <= 6 else -1
                 if not 0 <= seat < state.players:
                     raise RecordError(f"{where}: there is no seat {seat}")
                 if state.is_chance():
@@ -154,32 +245,45 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
                 if on_step:
                     on_step(state, seat, action)
             elif head.lstrip("-").isdigit() or not head[:1].isalpha():
-                raise RecordError(f"{where}: {head!r} is not a seat (seats are 0 to {state.players - 1})")
+                raise RecordError(f"{where}: {quote(head, 20)} is not a seat (seats are 0 to {state.players - 1})")
             else:
                 for index, token in enumerate(body.split()):
+                    if index:
+                        moves += 1
+                        if moves > MAX_MOVES:
+                            raise RecordError(f"{where}: the record has more than {MAX_MOVES:,} moves")
                     if not state.is_chance():
                         actors = ", ".join(map(str, state.actors())) or "nobody"
                         if index == 0:
                             raise RecordError(
-                                f"{where}: no chance step is due, and {head!r} is not a seat; seats {actors} must act"
+                                f"{where}: no chance step is due, and {quote(head, 30)} is not a seat; seats {actors} must act"
                             )
-                        raise RecordError(f"{where}: {token!r} is one outcome too many; seats {actors} must act")
+                        raise RecordError(f"{where}: {quote(token, 20)} is one outcome too many; seats {actors} must act")
                     if state.chance_label() != head:
                         raise RecordError(
-                            f"{where}: expected the chance step {state.chance_label()!r}, not {head!r}"
+                            f"{where}: expected the chance step {state.chance_label()!r}, not {quote(head, 30)}"
                         )
                     action = game.parse_action(token)
                     state.apply(action)
                     if on_step:
                         on_step(state, None, action)
-        except RecordError:
-            raise
-        except UpdownError as err:
-            raise RecordError(f"{where}: {err}") from None
+        except RecordError as err:
+            raise RecordError(clip(str(err))) from None
+        except ValueError as err:  # UpdownError, or a number too long to convert
+            raise RecordError(clip(f"{where}: {err}")) from None
     if record.result is not None:
         if not state.is_terminal():
             raise RecordError("the record claims a result, but its steps end before the game is over")
         got = state.result().to_dict()
         if {k: got.get(k) for k in record.result} != dict(record.result):
-            raise RecordError(f"the record's result {record.result} differs from the replay's {got}")
+            raise RecordError(clip(f"the record's result {_short_json(record.result)} differs from the replay's "
+                                   f"{_short_json(got)}"))
     return state
+
+
+def _short_json(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = "(not JSON)"
+    return text if len(text) <= 120 else text[:119] + "…"

@@ -52,7 +52,9 @@ from typing import Any
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
-from updown.core.protocol import Event, Game, Result, State, View
+from updown.core.frozen import FrozenDict, FrozenList, freeze
+from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.worlds import ConstrainedDeal
 
 # -- the deck -----------------------------------------------------------------------------------
 
@@ -230,6 +232,9 @@ class EuchreGame(Game[EuchreOptions]):
     def describe(self, event: Event, names: Sequence[str]) -> str:
         return describe_event(event, names)
 
+    def world_sampler(self, view: View) -> EuchreWorlds:
+        return EuchreWorlds(view)
+
 
 GAME = EuchreGame()
 
@@ -319,7 +324,8 @@ class EuchreState(State):
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
-        if seat != self.turn:
+        if seat != self.turn or seat < 0:
+            self.check_seat(seat)
             return []
         phase = self.phase
         if phase == _PLAY:
@@ -373,6 +379,8 @@ class EuchreState(State):
                 deck.remove(action)
                 hand.append(action)
                 return
+        if seat is not None:
+            self.check_seat(seat)
         if phase == _OVER:
             raise IllegalAction("the game is over")
         if phase <= _UPCARD:
@@ -602,6 +610,8 @@ class EuchreState(State):
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
+        if seat is not None:
+            self.check_seat(seat)
         phase = self.phase
         in_deal = phase > _UPCARD and phase != _OVER
         v: View = {
@@ -627,6 +637,7 @@ class EuchreState(State):
             "to_act": list(self._actors),
             "totals": list(self.totals),
             "target": self.options.target,
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -655,82 +666,6 @@ class EuchreState(State):
                 if eff[c] != led:
                     out[s].add(led)
         return out
-
-    def resample(self, seat: int, rng: random.Random) -> EuchreState:
-        world = self.clone()
-        others = [s for s in range(4) if s != seat]
-        # What ``seat`` knows: its own hand, the up-card (in the dealer's hand once picked up, since
-        # the dealer may not discard it), and every card played.
-        known_up = self.up_taken and self.upcard in self.hands[self.dealer]
-        pool: list[int] = []
-        sizes: dict[int, int] = {}
-        for s in others:
-            h = [c for c in self.hands[s] if not (known_up and s == self.dealer and c == self.upcard)]
-            pool.extend(h)
-            sizes[s] = len(h)
-        hidden_discard = self.discarded >= 0 and seat != self.dealer
-        if hidden_discard:
-            pool.append(self.discarded)
-        pool.extend(self.deck)
-        voids = self.voids()
-        order = sorted(others, key=lambda s: -len(voids[s]))
-        eff = EFF[self.trump] if self.trump >= 0 else None
-        assignment: dict[int, list[int]] | None = None
-        for _attempt in range(30):
-            rng.shuffle(pool)
-            rest = list(pool)
-            assignment = {}
-            ok = True
-            for s in order:
-                if eff is not None and voids[s]:
-                    allowed = [c for c in rest if eff[c] not in voids[s]]
-                else:
-                    allowed = rest
-                if len(allowed) < sizes[s]:
-                    ok = False
-                    break
-                take = allowed[: sizes[s]]
-                assignment[s] = take
-                taken = set(take)
-                rest = [c for c in rest if c not in taken]
-            if ok:
-                break
-            assignment = None
-        if assignment is None:  # no deal respects the voids (cannot happen in a real game): ignore them
-            rng.shuffle(pool)
-            rest = list(pool)
-            assignment = {}
-            for s in others:
-                assignment[s] = rest[: sizes[s]]
-                del rest[: sizes[s]]
-        else:
-            used = {c for cards in assignment.values() for c in cards}
-            rest = [c for c in pool if c not in used]
-        for s in others:
-            new = list(assignment[s])
-            if known_up and s == self.dealer:
-                new.append(self.upcard)
-            world.hands[s] = new
-        if hidden_discard:
-            world.discarded = rest.pop()
-        world.deck = rest
-        # Rewrite the private events of this deal to match the new hands.
-        log = world.log
-        for i in range(self.deal_log_start, len(log)):
-            e = log[i]
-            if "to" not in e or e["seat"] == seat:
-                continue
-            s = e["seat"]
-            if e["type"] == "hand":
-                dealt = world.played[s] + world.hands[s]
-                if s == self.dealer and self.up_taken:
-                    dealt = [c for c in dealt if c != self.upcard]
-                    if world.discarded >= 0:
-                        dealt.append(world.discarded)
-                log[i] = {**e, "cards": [CARD_STR[c] for c in sorted(dealt)]}
-            elif e["type"] == "discard":
-                log[i] = {**e, "card": CARD_STR[world.discarded]}
-        return world
 
     def clone(self) -> EuchreState:
         c = EuchreState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
@@ -761,7 +696,180 @@ class EuchreState(State):
         c.history = list(self.history)
         c.deal_log_start = self.deal_log_start
         c._actors = self._actors
+        c._frozen_upto = self._frozen_upto
         return c
+
+
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
+class EuchreWorlds(WorldSampler):
+    """The worlds a seat's view allows, uniform over every consistent placement of the hidden
+    cards: the other hands (none holding an effective suit its seat failed to follow in this
+    deal; the dealer holding the up-card it picked up until it plays it), the dealer's face-down
+    discard and the undealt cards. The other seats' deal events and the dealer's discard event of
+    the current deal are retold from the new cards; those of earlier deals are left out."""
+
+    def __init__(self, view: View):
+        if view.get("game") != GAME.id:
+            raise IllegalAction(f"not a {GAME.name} view")
+        seat = view["seat"]
+        if type(seat) is not int or not 0 <= seat < 4:
+            raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
+        st = EuchreState(GAME, 4, GAME.Options.from_dict(view["options"]), _empty=True)
+        log: list[Event] = view["log"]
+        if not all(type(e) is FrozenDict for e in log):
+            log = [freeze(e) for e in log]
+        st.phase = phase = int(Phase[view["phase"].upper()])
+        start = len(log) - (2 if phase == _OVER else 0)
+        while start > 0 and log[start - 1]["type"] != "score":
+            start -= 1
+        segment = log[start:]
+        st.deal_no = view["deal"]
+        st.dealer = dealer = view["dealer"] if view["dealer"] is not None else -1
+        st.totals = list(view["totals"])
+        st.history = [{k: v for k, v in e.items() if k not in ("type", "totals")}
+                      for e in log if e["type"] == "score"]
+        st.upcard = upcard = _fast_id(view["upcard"]) if view["upcard"] is not None else -1
+        st.up_taken = up_taken = view["up_taken"]
+        st.trump = SUIT_LETTERS.index(view["trump"]) if view["trump"] is not None else -1
+        st.maker = view["maker"] if view["maker"] is not None else -1
+        st.alone = view["alone"]
+        st.out = (st.maker + 2) & 3 if st.alone else -1
+        st.defender = view["defender"] if view["defender"] is not None else -1
+        st.leader = view["leader"] if view["leader"] is not None else -1
+        st._actors = tuple(view["to_act"])
+        st.turn = st._actors[0] if st._actors else -1
+        st.trick_seats = [s for s, _ in view["table"]]
+        st.trick_cards = [_fast_id(c) for _, c in view["table"]]
+        st.won = list(view["tricks"])
+        played: list[list[int]] = [[], [], [], []]
+        tricks = passes = 0
+        voids: list[set[int]] = [set(), set(), set(), set()]
+        eff = EFF[st.trump] if st.trump >= 0 else None
+        trick_list: list[tuple[list[int], list[int]]] = []
+        for e in segment:
+            kind = e["type"]
+            if kind == "trick":
+                tricks += 1
+                trick_list.append((list(e["seats"]), [_fast_id(c) for c in e["cards"]]))
+            elif kind == "bid" and e["bid"] == "pass" and e["round"] in (1, 2):
+                passes += 1
+        trick_list.append((st.trick_seats, st.trick_cards))
+        for seats, cards in trick_list:
+            for s, c in zip(seats, cards):
+                played[s].append(c)
+            if eff is not None and cards:
+                led = eff[cards[0]]
+                for s, c in zip(seats[1:], cards[1:]):
+                    if eff[c] != led:
+                        voids[s].add(led)
+        st.played = played
+        st.trick = tricks
+        st.passes = passes
+        sizes = view["hand_sizes"]
+        order = [(dealer + 1 + i) & 3 for i in range(4)] if dealer >= 0 else []
+        if phase == _DEALER:
+            dealt = 0
+        elif phase == _DEAL:
+            dealt = next((i for i, s in enumerate(order) if sizes[s] < HAND), 4)
+        else:
+            dealt = 4
+        st.deal_seat = order[dealt] if dealt < 4 else (dealer if dealer >= 0 else 0)
+        hand = [_fast_id(c) for c in view["hand"]]
+        own_discard = _fast_id(view["discard"]) if view.get("discard") else -1
+        known_up = up_taken and upcard not in played[dealer]
+        hidden_discard = up_taken and phase != _DISCARD and seat != dealer
+        st.discarded = own_discard
+        st.hands = [list(hand) if s == seat else [] for s in range(4)]
+        st.deck = []
+        seen = set(hand) | {c for p in played for c in p}
+        if upcard >= 0:
+            seen.add(upcard)
+        if own_discard >= 0:
+            seen.add(own_discard)
+        pool = [c for c in range(NUM_CARDS) if c not in seen]
+        # Bins: each other seat's hand, then the hidden discard (if any), then the undealt cards.
+        self.others = [s for s in range(4) if s != seat]
+        bin_sizes = [sizes[s] - (1 if known_up and s == dealer else 0) for s in self.others]
+        if hidden_discard:
+            bin_sizes.append(1)
+        bin_sizes.append(len(pool) - sum(bin_sizes))
+        if bin_sizes[-1] < 0:
+            raise IllegalAction("not a consistent view: more cards held than there are")
+        free = list(range(len(bin_sizes)))
+        allowed: dict[int, list[int]] = {}
+        for c in pool:
+            if eff is None:
+                allowed[c] = free
+            else:
+                suit = eff[c]
+                allowed[c] = [b for b in free if b >= 3 or suit not in voids[self.others[b]]]
+        self.deal = ConstrainedDeal(allowed, bin_sizes)
+        self.hidden_discard = hidden_discard
+        self.known_up = known_up
+        # The world's log: this deal's hand events in deal order (other seats' retold), and the
+        # dealer's discard event after the pick-up.
+        head = 1 if segment and segment[0]["type"] == "dealer" else 0
+        rest = list(segment[head:])
+        own_at = order.index(seat) if order else 4
+        own_event = own_at < dealt
+        if own_event:
+            if not rest or rest[0]["type"] != "hand" or rest[0]["seat"] != seat:
+                raise IllegalAction("not a consistent view: its deal event is missing")
+            own = rest.pop(0)
+        world_log: list[Event | None] = [*log[:start + head]]
+        self.hand_slots: list[tuple[int, int]] = []
+        for i in range(dealt):
+            s = order[i]
+            if s == seat:
+                world_log.append(own)
+            else:
+                self.hand_slots.append((len(world_log), s))
+                world_log.append(None)
+        self.discard_slot = -1
+        for e in rest:
+            world_log.append(e)
+            if hidden_discard and e["type"] == "pickup":
+                self.discard_slot = len(world_log)
+                world_log.append(None)
+        st.log = world_log  # type: ignore[assignment]  # the slots are filled by every draw
+        st.deal_log_start = start
+        self.skeleton = st
+
+    def draw(self, rng: random.Random) -> EuchreState:
+        world = self.skeleton.clone()
+        parts = self.deal.draw(rng)
+        dealer = world.dealer
+        for s, cards in zip(self.others, parts):
+            if self.known_up and s == dealer:
+                cards.append(world.upcard)
+            world.hands[s] = cards
+        if self.hidden_discard:
+            world.discarded = parts[3][0]
+        world.deck = parts[-1]
+        log = world.log
+        deal_no = world.deal_no
+        for index, s in self.hand_slots:
+            dealt = world.played[s] + world.hands[s]
+            if s == dealer and world.up_taken:
+                dealt = [c for c in dealt if c != world.upcard]
+                if world.discarded >= 0:
+                    dealt.append(world.discarded)
+            log[index] = FrozenDict({"type": "hand", "deal": deal_no, "seat": s,
+                                     "cards": FrozenList([CARD_STR[c] for c in sorted(dealt)]),
+                                     "to": FrozenList([s])})
+        if self.discard_slot >= 0:
+            log[self.discard_slot] = FrozenDict({"type": "discard", "seat": dealer,
+                                                 "card": CARD_STR[world.discarded], "to": FrozenList([dealer])})
+        world._frozen_upto = len(log)
+        return world
 
 
 # -- explanations -------------------------------------------------------------------------------

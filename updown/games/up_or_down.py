@@ -41,7 +41,9 @@ from typing import Any
 
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
-from updown.core.protocol import Event, Game, Result, State, View
+from updown.core.frozen import FrozenDict, FrozenList, freeze
+from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.worlds import free_deal
 
 # -- cards ---------------------------------------------------------------------------------------
 
@@ -171,7 +173,7 @@ class UpOrDownGame(Game[UpOrDownOptions]):
             if pile in ("up", "faceup"):
                 return DRAW_UP
         head, number = words[:-1], words[-1]
-        if number.isascii() and number.isdigit():
+        if number.isascii() and number.isdigit() and len(number) <= 3:
             k = int(number)
             if head in ([], ["play"], ["card"]) and 1 <= k <= MAX_CARD:
                 return k
@@ -188,6 +190,9 @@ class UpOrDownGame(Game[UpOrDownOptions]):
 
     def describe(self, event: Event, names: Sequence[str]) -> str:
         return describe_event(event, names)
+
+    def world_sampler(self, view: View) -> UpOrDownWorlds:
+        return UpOrDownWorlds(view)
 
 
 GAME = UpOrDownGame()
@@ -288,6 +293,7 @@ class UpOrDownState(State):
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         if not self._actors or self._actors[0] != seat:
+            self.check_seat(seat)
             return []
         phase = self.phase
         if phase == _PLAY:
@@ -310,6 +316,8 @@ class UpOrDownState(State):
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         phase = self.phase
+        if seat is not None:
+            self.check_seat(seat)
         if phase == _OVER:
             raise IllegalAction("the game is over")
         if phase < _PLAY:
@@ -492,6 +500,8 @@ class UpOrDownState(State):
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
+        if seat is not None:
+            self.check_seat(seat)
         n = self.players
         v: View = {
             "game": GAME.id,
@@ -520,6 +530,7 @@ class UpOrDownState(State):
             "down": self.down,
             "up": self.up_hidden + (1 if self.up_top else 0),
             "up_top": self.up_top or None,
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -527,28 +538,6 @@ class UpOrDownState(State):
         if self.phase == _OVER:
             v["result"] = self.result().to_dict()
         return v
-
-    def resample(self, seat: int, rng: random.Random) -> UpOrDownState:
-        world = self.clone()
-        hidden: list[list[int]] = [
-            [] if s == seat else [c for c in self.hands[s] if c not in self.known[s]] for s in range(self.players)
-        ]
-        pool = [c for h in hidden for c in h]
-        pool.extend(self.stock)
-        rng.shuffle(pool)
-        mapping: dict[int, int] = {}
-        for s in range(self.players):
-            if s == seat or not hidden[s]:
-                continue
-            new = pool[: len(hidden[s])]
-            del pool[: len(hidden[s])]
-            mapping.update(zip(hidden[s], new))
-            world.hands[s] = list(self.known[s]) + new
-        world.stock = pool
-        for s in range(self.players):
-            if s != seat:
-                _retell_private_history(world.log, s, mapping, rng)
-        return world
 
     def clone(self) -> UpOrDownState:
         c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
@@ -569,64 +558,141 @@ class UpOrDownState(State):
         c.played = self.played
         c.taken = self.taken
         c._actors = self._actors
+        c._frozen_upto = self._frozen_upto
         return c
+
+
+class UpOrDownWorlds(WorldSampler):
+    """The worlds a seat's view allows. Hidden: the other hands' cards that were not drawn face
+    up, and the unseen pile cards (one pool, as in the rules engine); nothing the table saw limits
+    which of them a hand holds, so they are dealt uniformly. Each other seat's private history
+    (its deal and its face-down draws) is retold too: the cards it obtained privately (those it
+    has played since, and those it still hides) are shared out over its private events uniformly
+    among the histories in which every card was obtained before it was played. So every
+    consistent world, history included, is equally likely."""
+
+    def __init__(self, view: View):
+        if view.get("game") != GAME.id:
+            raise IllegalAction(f"not an {GAME.name} view")
+        n = view["players"]
+        seat = view["seat"]
+        if type(seat) is not int or not 0 <= seat < n:
+            raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
+        st = UpOrDownState(GAME, n, GAME.Options.from_dict(view["options"]), _empty=True)
+        log: list[Event] = view["log"]
+        if not all(type(e) is FrozenDict for e in log):
+            log = [freeze(e) for e in log]
+        st.top = top = view["highest"]
+        st.phase = phase = int(Phase[view["phase"].upper()])
+        sizes = view["hand_sizes"]
+        st.deal_seat = deal_seat = (next((s for s in range(n) if sizes[s] < HAND_SIZE), n)
+                                    if phase == _DEAL else n)
+        st.ring = list(view["display"])
+        st.cols = [[list(c["cards"]) if c else [] for c in cols] for cols in view["columns"]]
+        st.known = [list(k) for k in view["known"]]
+        st.down = view["down"]
+        st.up_top = view["up_top"] or 0
+        st.up_hidden = view["up"] - (1 if st.up_top else 0)
+        st.turn = view["turn"]
+        st.played = view["played"] or 0
+        st.taken = view["taken"] or 0
+        st._actors = tuple(view["to_act"])
+        hand = list(view["hand"])
+        piles: list[list[int]] = [[] for _ in range(n)]
+        # Each other seat's private slots (its deal, each face-down draw it has received) and the
+        # cards it obtained privately and has played since, with when it played them.
+        slot_at: list[list[int]] = [[] for _ in range(n)]  # one log position per card slot
+        drew_at: list[list[int]] = [[] for _ in range(n)]  # world-log positions of drew events
+        played_private: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (deadline, card)
+        face_up: list[set[int]] = [set() for _ in range(n)]
+        world_log: list[Event | None] = []
+        self.hand_event_at: list[int] = [-1] * n
+        for s in range(deal_seat):
+            if s != seat:
+                self.hand_event_at[s] = s
+                slot_at[s].extend([-1] * HAND_SIZE)
+        own_hand_event = seat < deal_seat
+        if own_hand_event and (not log or log[0]["type"] != "hand" or log[0]["seat"] != seat):
+            raise IllegalAction("not a consistent view: its deal event is missing")
+        world_log.extend(log[0] if s == seat else None for s in range(deal_seat))
+        events = log[1:] if own_hand_event else log
+        for i, e in enumerate(events):
+            world_log.append(e)
+            kind = e["type"]
+            s = e.get("seat", -1)
+            if kind == "give_up":
+                piles[s].extend(e["cards"])
+            elif s == seat or s < 0:
+                continue
+            elif kind == "play":
+                if e["card"] not in face_up[s]:
+                    played_private[s].append((i, e["card"]))
+            elif kind == "draw":
+                if e["pile"] == "up":
+                    face_up[s].add(e["card"])
+                elif not (phase == _DRAWN and i == len(events) - 1):  # not still waiting for its card
+                    slot_at[s].append(i)
+                    drew_at[s].append(len(world_log))
+                    world_log.append(None)
+        st.piles = piles
+        seen = set(hand) | {c for k in st.known for c in k} | set(st.ring)
+        seen |= {c for cols in st.cols for col in cols for c in col} | {c for p in piles for c in p}
+        seen |= {st.up_top, st.taken}
+        self.pool = [c for c in range(1, top + 1) if c not in seen]
+        self.others = [s for s in range(n) if s != seat]
+        self.sizes = [sizes[s] - len(st.known[s]) for s in self.others]
+        self.sizes.append(len(self.pool) - sum(self.sizes))
+        if min(self.sizes) < 0:
+            raise IllegalAction("not a consistent view: more cards held than there are")
+        # For the histories: per other seat, its played private cards by when they were played,
+        # each with the number of slots before that moment.
+        self.stories: list[tuple[int, list[int], list[tuple[int, int]], list[int]]] = []
+        for s in self.others:
+            slots = slot_at[s]
+            cards = sorted(played_private[s])
+            limits = [(sum(1 for p in slots if p < deadline), card) for deadline, card in cards]
+            if len(cards) > len(slots) or any(k <= i for i, (k, _) in enumerate(limits)):
+                raise IllegalAction("not a consistent view: a card was played before it could be held")
+            self.stories.append((s, slots, limits, drew_at[s]))
+        st.hands = [list(hand) if s == seat else [] for s in range(n)]
+        st.stock = []
+        st.log = world_log  # type: ignore[assignment]  # the slots are filled by every draw
+        self.skeleton = st
+
+    def draw(self, rng: random.Random) -> UpOrDownState:
+        world = self.skeleton.clone()
+        parts = free_deal(self.pool, self.sizes, rng)
+        log = world.log
+        for (s, slots, limits, drew_at), hidden in zip(self.stories, parts):
+            world.hands[s] = world.known[s] + hidden
+            if not slots:
+                continue
+            # Played cards in the order they were played, each to a free slot before its play;
+            # then the hidden cards to the slots left (any order is as likely).
+            free = list(range(len(slots)))
+            got = [0] * len(slots)
+            for i, (k, card) in enumerate(limits):
+                got[free.pop(rng.randrange(k - i))] = card
+            rest = list(hidden)
+            rng.shuffle(rest)
+            for j, card in zip(free, rest):
+                got[j] = card
+            at = 0
+            if self.skeleton.deal_seat > s:
+                log[s] = FrozenDict({"type": "hand", "seat": s, "cards": FrozenList(sorted(got[:HAND_SIZE])),
+                                     "to": FrozenList([s])})
+                at = HAND_SIZE
+            for index, card in zip(drew_at, got[at:]):
+                log[index] = FrozenDict({"type": "drew", "seat": s, "card": card, "to": FrozenList([s])})
+        world.stock = parts[-1]
+        world._frozen_upto = len(log)
+        return world
 
 
 # -- explanations -------------------------------------------------------------------------------
 
 def _card(n: int) -> str:
     return f"{n} ({colour_name(n)})"
-
-
-def _retell_private_history(log: list[Event], seat: int, mapping: dict[int, int], rng: random.Random) -> None:
-    """Rewrite ``seat``'s private events (its deal and face-down draws) for a resampled world.
-
-    Which of its cards came from the deal and which from which draw was never shown to anyone else,
-    even for cards it has since played. So the cards it obtained privately (the played ones as they
-    are, the ones still hidden as ``mapping`` renamed them) are shared out over its private slots at
-    random, under the one constraint the table saw: a card was obtained before it was played.
-    """
-    slots: list[tuple[int, int]] = []  # (log index, cards in the event)
-    cards: list[int] = []
-    played_at: dict[int, int] = {}
-    for i, e in enumerate(log):
-        if e.get("seat") != seat:
-            continue
-        if e["type"] == "hand" and "to" in e:
-            slots.append((i, len(e["cards"])))
-            cards.extend(mapping.get(c, c) for c in e["cards"])
-        elif e["type"] == "drew" and "to" in e:
-            slots.append((i, 1))
-            card: int = e["card"]
-            cards.append(mapping.get(card, card))
-        elif e["type"] == "play":
-            played_at[e["card"]] = i
-    if not slots:
-        return
-    deadline = {c: played_at.get(c, len(log)) for c in cards}
-    places = [i for i, k in slots for _ in range(k)]  # one log index per card slot, in order
-
-    def feasible(left: list[int], free: list[int]) -> bool:
-        # Earliest deadline first: the k-th card to be played needs the k-th free slot before it.
-        return all(slot < deadline[c] for slot, c in zip(free, sorted(left, key=deadline.__getitem__)))
-
-    unassigned = list(cards)
-    chosen: list[int] = []
-    for n, place in enumerate(places):
-        rng.shuffle(unassigned)
-        for c in unassigned:
-            rest = [x for x in unassigned if x != c]
-            if place < deadline[c] and feasible(rest, places[n + 1:]):
-                chosen.append(c)
-                unassigned = rest
-                break
-        else:  # unreachable: the real history satisfies every deadline
-            raise AssertionError("no consistent private history")
-    k = 0
-    for i, size in slots:
-        got, k = chosen[k:k + size], k + size
-        e = log[i]
-        log[i] = {**e, "cards": sorted(got)} if e["type"] == "hand" else {**e, "card": got[0]}
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:

@@ -39,7 +39,9 @@ from typing import Any
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
-from updown.core.protocol import Event, Game, Result, State, View
+from updown.core.frozen import FrozenDict, FrozenList, freeze
+from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.worlds import free_deal
 
 # -- the deck and the U&D card ------------------------------------------------------------------
 
@@ -96,7 +98,7 @@ _ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
 
 def _ascii_number(text: str) -> bool:
     t = text.strip()
-    return t.isascii() and t.isdigit()
+    return t.isascii() and t.isdigit() and len(t) <= 2
 
 
 def dice_of(action: int) -> tuple[int, int]:
@@ -208,6 +210,9 @@ class UpDownGame(Game[UpDownOptions]):
 
     def describe(self, event: Event, names: Sequence[str]) -> str:
         return describe_event(event, names)
+
+    def world_sampler(self, view: View) -> UpDownWorlds:
+        return UpDownWorlds(view)
 
 
 GAME = UpDownGame()
@@ -328,10 +333,11 @@ class UpDownState(State):
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
-        if self.phase == _CHOOSE:
+        if self.phase == _CHOOSE and 0 <= seat < self.players:
             return list(self.hands[seat]) if self.pending[seat] is None else []
         if self.phase == _LEAD and seat == self.leader:
             return list(_LEAD_ACTIONS[self._own[seat]])
+        self.check_seat(seat)
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
@@ -362,6 +368,8 @@ class UpDownState(State):
                     if not actors:
                         self._resolve()
                     return
+        if seat is not None:
+            self.check_seat(seat)
         if seat is None or seat not in self._actors:
             if phase == _CHOOSE or phase == _LEAD:
                 seat = self._seat_for(seat)
@@ -386,6 +394,7 @@ class UpDownState(State):
         hand = self.hands[seat]
         hand.append(action)
         if len(hand) == self.hand_size:
+            hand.sort()  # kept sorted from here on: legal_actions lists it as it is
             self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
                              "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
             self.deal_seat += 1
@@ -549,6 +558,8 @@ class UpDownState(State):
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
+        if seat is not None:
+            self.check_seat(seat)
         n = self.players
         v: View = {
             "game": GAME.id,
@@ -571,6 +582,7 @@ class UpDownState(State):
             "tricks": list(self.tricks),
             "totals": list(self.totals),
             "discarded": self.discarded,
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -580,39 +592,6 @@ class UpDownState(State):
         if self.phase == _OVER:
             v["result"] = self.result().to_dict()
         return v
-
-    def resample(self, seat: int, rng: random.Random) -> UpDownState:
-        world = self.clone()
-        others = [s for s in range(self.players) if s != seat]
-        pool: list[int] = []
-        for s in others:
-            pool.extend(self.hands[s])
-            if self.pending[s] is not None:
-                pool.append(self.pending[s])  # type: ignore[arg-type]
-        pool.extend(self.aside)
-        pool.extend(self.deck)
-        rng.shuffle(pool)
-        for s in others:
-            k = len(self.hands[s])
-            world.hands[s] = pool[:k]
-            del pool[:k]
-            if self.pending[s] is not None:
-                world.pending[s] = pool.pop()
-        if self.phase == _DEAL:
-            world.deck, world.aside = pool, []
-        else:
-            world.deck, world.aside = [], pool
-        # The current round's private deal events must match the new hands.
-        log = world.log
-        for i in range(self.round_log_start, len(log)):
-            e = log[i]
-            if e["type"] == "hand" and e["seat"] != seat:
-                s = e["seat"]
-                dealt = world.played[s] + world.hands[s]
-                if world.pending[s] is not None:
-                    dealt.append(world.pending[s])  # type: ignore[arg-type]
-                log[i] = {**e, "cards": [CARD_STR[c] for c in sorted(dealt)]}
-        return world
 
     def clone(self) -> UpDownState:
         c = UpDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
@@ -643,7 +622,136 @@ class UpDownState(State):
         c._actors = self._actors
         c._all_seats = self._all_seats
         c._own = self._own
+        c._frozen_upto = self._frozen_upto
         return c
+
+
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
+class UpDownWorlds(WorldSampler):
+    """The worlds a seat's view allows. UP&DOWN shows nothing about the other hands but their sizes
+    (any card may be chosen at any time), so the hidden cards (the other hands, their pending
+    choices, the cards set aside or not yet dealt) are one pool, dealt uniformly into those places;
+    every consistent world is equally likely. The other seats' deal events of the current round
+    are retold from the new hands; those of earlier rounds are left out of the world's log."""
+
+    def __init__(self, view: View):
+        if view.get("game") != GAME.id:
+            raise IllegalAction(f"not an {GAME.name} view")
+        n = view["players"]
+        seat = view["seat"]
+        if type(seat) is not int or not 0 <= seat < n:
+            raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
+        options = GAME.Options.from_dict(view["options"])
+        st = UpDownState(GAME, n, options, _empty=True)
+        st.hand_size = size = view["tricks_per_round"]
+        st.rounds = view["rounds"]
+        st.tiebreaks = st.rounds - options.planned_rounds(n)
+        st.phase = phase = int(Phase[view["phase"].upper()])
+        st.round = view["round"] - 1
+        log: list[Event] = view["log"]
+        if not all(type(e) is FrozenDict for e in log):
+            log = [freeze(e) for e in log]
+        start = len(log)
+        if phase == _OVER:  # the last round's events end with its "round" and the "end" events
+            start -= 2
+        while start > 0 and log[start - 1]["type"] not in ("round", "tiebreak"):
+            start -= 1
+        segment = log[start:]
+        sizes = list(view["hand_sizes"])
+        deal_seat = next((s for s in range(n) if sizes[s] < size), n) if phase == _DEAL else n
+        own_event = seat < deal_seat
+        if own_event and (not segment or segment[0]["type"] != "hand" or segment[0]["seat"] != seat):
+            raise IllegalAction("not a consistent view: its deal event is missing")
+        played: list[list[int]] = [[] for _ in range(n)]
+        tricks = 0
+        for e in segment:
+            if e["type"] == "trick":
+                tricks += 1
+                for s, c in enumerate(e["cards"]):
+                    played[s].append(_fast_id(c))
+        st.history = [{"tricks": list(e["tricks"]), "discarded": e["discarded"]}
+                      for e in log if e["type"] == "round"]
+        st.deal_seat = deal_seat
+        st.trump = view["trump"]
+        st.dice = (view["dice"][0], view["dice"][1]) if view["dice"] else None
+        st.up = view["up"]
+        suits = view["suits"]
+        st.orient = None if suits is None else _SEAT_LETTERS[n].index(tuple(suits))
+        st._own = _SEAT_SUITS[n][st.orient] if st.orient is not None else ()
+        st.leader = view["leader"] if view["leader"] is not None else -1
+        st.trick = tricks
+        st.pot = view["pot"]
+        st.tricks = list(view["tricks"])
+        st.totals = list(view["totals"])
+        st.discarded = view["discarded"]
+        st.played = played
+        st._actors = tuple(view["to_act"])
+        st._all_seats = tuple(range(n))
+        hand = [_fast_id(c) for c in view["hand"]]
+        st.hands = [hand if s == seat else [] for s in range(n)]
+        st.pending = [None] * n
+        if view["choice"] is not None:
+            st.pending[seat] = _fast_id(view["choice"])
+        st.deck, st.aside = [], []
+        # The hidden cards and where they may be: each other hand, each other pending choice,
+        # then the rest (undealt during the deal, set aside after it).
+        seen = set(hand) | {c for p in played for c in p}
+        if st.pending[seat] is not None:
+            seen.add(st.pending[seat])  # type: ignore[arg-type]
+        self.pool = [c for c in range(NUM_CARDS) if c not in seen]
+        submitted = set(view["submitted"])
+        self.bins: list[tuple[int, bool]] = []  # (seat, is its pending choice)
+        self.sizes: list[int] = []
+        for s in range(n):
+            if s != seat:
+                self.bins.append((s, False))
+                self.sizes.append(sizes[s])
+                if s in submitted:
+                    self.bins.append((s, True))
+                    self.sizes.append(1)
+        self.sizes.append(len(self.pool) - sum(self.sizes))
+        if self.sizes[-1] < 0:
+            raise IllegalAction("not a consistent view: more cards held than there are")
+        rest = segment[1:] if own_event else segment
+        hands_dealt: list[Event | None] = [segment[0] if s == seat else None for s in range(deal_seat)]
+        st.log = [*log[:start], *hands_dealt, *rest]  # type: ignore[list-item]  # slots filled by draw()
+        st.round_log_start = start
+        self.slots = [(start + s, s) for s in range(deal_seat) if s != seat]
+        self.round_no = st.round + 1
+        self.skeleton = st
+
+    def draw(self, rng: random.Random) -> UpDownState:
+        world = self.skeleton.clone()
+        parts = free_deal(self.pool, self.sizes, rng)
+        for (s, is_choice), cards in zip(self.bins, parts):
+            if is_choice:
+                world.pending[s] = cards[0]
+            else:
+                cards.sort()
+                world.hands[s] = cards
+        if world.phase == _DEAL:
+            world.deck = parts[-1]
+        else:
+            world.aside = parts[-1]
+        log = world.log
+        for index, s in self.slots:
+            dealt = world.played[s] + world.hands[s]
+            choice = world.pending[s]
+            if choice is not None:
+                dealt.append(choice)
+            log[index] = FrozenDict({"type": "hand", "round": self.round_no, "seat": s,
+                                     "cards": FrozenList([CARD_STR[c] for c in sorted(dealt)]),
+                                     "to": FrozenList([s])})
+        world._frozen_upto = len(log)
+        return world
 
 
 # -- explanations -------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -57,7 +58,9 @@ from typing import Any
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
-from updown.core.protocol import Event, Game, Result, State, View
+from updown.core.frozen import FrozenDict, FrozenList, freeze
+from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.worlds import ConstrainedDeal
 
 # -- the deck -------------------------------------------------------------------------------------
 
@@ -196,6 +199,9 @@ class UpDownSuecaGame(Game[UpDownSuecaOptions]):
     def describe(self, event: Event, names: Sequence[str]) -> str:
         return describe_event(event, names)
 
+    def world_sampler(self, view: View) -> SuecaWorlds:
+        return SuecaWorlds(view)
+
 
 GAME = UpDownSuecaGame()
 
@@ -287,6 +293,7 @@ class UpDownSuecaState(State):
     def legal_actions(self, seat: int) -> list[int]:
         phase = self.phase
         if phase < _TRUMP or phase == _OVER or seat != self.current:
+            self.check_seat(seat)
             return []
         if phase == _TRICK:
             return self._playable(seat)
@@ -322,7 +329,8 @@ class UpDownSuecaState(State):
         return sorted(higher) if higher else sorted(hand)
 
     def leave_action(self, seat: int) -> int | None:
-        if self.phase == _OVER or not 0 <= seat < PLAYERS or self.left[seat]:
+        self.check_seat(seat)
+        if self.phase == _OVER or self.left[seat]:
             return None
         return LEAVE
 
@@ -330,6 +338,8 @@ class UpDownSuecaState(State):
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         phase = self.phase
+        if seat is not None:
+            self.check_seat(seat)
         if action == LEAVE:
             if seat is None:
                 raise IllegalAction("say which seat leaves")
@@ -636,6 +646,8 @@ class UpDownSuecaState(State):
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
+        if seat is not None:
+            self.check_seat(seat)
         v: View = {
             "game": GAME.id,
             "players": PLAYERS,
@@ -661,7 +673,7 @@ class UpDownSuecaState(State):
             "tricks": list(self.tricks),
             "to_act": list(self.actors()),
             "left": [s for s in range(PLAYERS) if self.left[s]],
-            "options": self.options.to_dict(),
+            "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -671,123 +683,9 @@ class UpDownSuecaState(State):
             v["result"] = self.result().to_dict()
         return v
 
-    def resample(self, seat: int, rng: random.Random) -> UpDownSuecaState:
-        world = self.clone()
-        others = [s for s in range(PLAYERS) if s != seat]
-        turned = self.turned
-        hidden_turn = turned >= 0 and self.chooser != seat and turned not in self.played[self.chooser]
-        pool: list[int] = list(self.deck)
-        for s in others:
-            pool.extend(self.hands[s])
-            pool.extend(self.discards[s])
-        if hidden_turn:
-            pool.remove(turned)
-        assignment = None
-        for _attempt in range(200):
-            assignment = self._try_assignment(seat, others, pool, hidden_turn, rng)
-            if assignment is not None:
-                break
-        if assignment is None:
-            # Never fall back to the real cards: that would hand the seat the hidden state. Drop the
-            # void inferences instead; the seat's own view is unchanged either way.
-            assignment = self._try_assignment(seat, others, pool, hidden_turn, rng, relaxed=True)
-            assert assignment is not None
-        hands, discards, stock = assignment
-        world.deck = stock
-        for s in others:
-            world.hands[s] = hands[s]
-            world.discards[s] = discards[s]
-            self._story(world, s, rng)
-        # Earlier deals' private events of other seats (sat-out hands, discards, draws) were never
-        # shown to this seat and nothing in play depends on them: the world keeps only that they
-        # happened, not their cards.
-        log = world.log
-        for i in range(self.deal_log_start):
-            e = log[i]
-            if "to" in e and seat not in e["to"]:
-                log[i] = {"type": "hidden", "of": e["type"], "seat": e["seat"], "to": e["to"]}
-        # The current deal's private events must match the new cards.
-        counters: dict[tuple[int, str], int] = {}
-        for i in range(self.deal_log_start, len(log)):
-            e = log[i]
-            if "to" not in e or e["seat"] == seat:
-                continue
-            s = e["seat"]
-            kind = e["type"]
-            if kind == "dealt":
-                packet = world.packet1[s] if e["packet"] == 1 else world.packet2[s]
-                cards = sorted(packet) if e["packet"] == 1 else packet
-                log[i] = {**e, "cards": [CARD_STR[c] for c in cards]}
-            elif kind in ("discard", "draw"):
-                k = counters.get((s, kind), 0)
-                counters[(s, kind)] = k + 1
-                source = world.discards[s] if kind == "discard" else world.drawn[s]
-                log[i] = {**e, "card": CARD_STR[source[k]]}
-        return world
-
-    def _try_assignment(
-        self, seat: int, others: list[int], pool: list[int], hidden_turn: bool, rng: random.Random,
-        relaxed: bool = False,
-    ) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]] | None:
-        cards = list(pool)
-        rng.shuffle(cards)
-        hands: dict[int, list[int]] = {}
-        discards: dict[int, list[int]] = {}
-        turned_to_discard = False
-        if hidden_turn:
-            c = self.chooser
-            k = len(self.discards[c])
-            in_hand = len(self.hands[c]) - len(self.drawn[c])  # cards still held from the deal
-            # The turned card is in the chooser's hand or among their discards, in proportion.
-            turned_to_discard = in_hand <= 0 or (k > 0 and rng.random() < k / (k + in_hand))
-            if k > 0 and not relaxed and not self._may_hold(c, self.turned):
-                turned_to_discard = True  # its play showed it no longer holds the turned card
-        for s in sorted(others, key=lambda o: -len(self.voids[o])):
-            need = len(self.hands[s])
-            fixed: list[int] = []
-            if hidden_turn and s == self.chooser and not turned_to_discard:
-                fixed = [self.turned]
-                need -= 1
-            chosen: list[int] = []
-            rest: list[int] = []
-            for c in cards:
-                if len(chosen) < need and (relaxed or self._may_hold(s, c)):
-                    chosen.append(c)
-                else:
-                    rest.append(c)
-            if len(chosen) < need or not (relaxed or all(self._may_hold(s, c) for c in fixed)):
-                return None
-            hands[s] = fixed + chosen
-            cards = rest
-        for s in others:
-            k = len(self.discards[s])
-            extra = [self.turned] if hidden_turn and s == self.chooser and turned_to_discard else []
-            discards[s] = extra + cards[: k - len(extra)]
-            cards = cards[k - len(extra):]
-        return hands, discards, cards
-
     def _may_hold(self, seat: int, card: int) -> bool:
         s, st = suit_of(card), strength(card)
         return not any(s == vs and st > above for vs, above in self.voids[seat])
-
-    def _story(self, world: UpDownSuecaState, s: int, rng: random.Random) -> None:
-        """Packets and draws for seat ``s`` that lead to its new hand and discards."""
-        discards = world.discards[s]
-        kept = world.hands[s] + self.played[s]  # what it holds now or played: dealt and kept, or drawn
-        turned = self.turned if s == self.chooser and self.turned >= 0 else -1
-        candidates = [c for c in kept if c != turned]
-        rng.shuffle(candidates)
-        k = len(self.drawn[s])
-        drawn = candidates[:k]
-        dealt = candidates[k:] + discards
-        dealt = [c for c in dealt if c != turned]
-        rng.shuffle(dealt)
-        n1 = len(self.packet1[s])
-        world.packet1[s] = dealt[:n1]
-        p2 = dealt[n1:]
-        world.packet2[s] = ([turned] + p2) if turned >= 0 else p2
-        world.drawn[s] = drawn
-        assert len(world.packet2[s]) == len(self.packet2[s]), "inconsistent resample"
 
     def clone(self) -> UpDownSuecaState:
         c = UpDownSuecaState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
@@ -821,7 +719,292 @@ class UpDownSuecaState(State):
         c.table = list(self.table)
         c.tricks = list(self.tricks)
         c.voids = [list(v) for v in self.voids]
+        c._frozen_upto = self._frozen_upto
         return c
+
+
+def _voids_of(tricks: Sequence[Sequence[tuple[int, int]]], trump: int) -> list[list[tuple[int, int]]]:
+    """What the plays of these tricks showed each seat does not hold (as ``State.voids``)."""
+    voids: list[list[tuple[int, int]]] = [[] for _ in range(PLAYERS)]
+    for table in tricks:
+        for i, (seat, card) in enumerate(table):
+            if i == 0:
+                if suit_of(card) != trump or strength(card) != 9:
+                    voids[seat].append((trump, 8))
+                continue
+            led = suit_of(table[0][1])
+            s = suit_of(card)
+            if s == led:
+                continue
+            voids[seat].append((led, -1))
+            on_table = [c for _, c in table[:i] if c // 10 == trump]
+            if not on_table:
+                if s != trump:
+                    voids[seat].append((trump, -1))
+            elif s != trump or card < max(on_table):
+                voids[seat].append((trump, strength(max(on_table))))
+    return voids
+
+
+def _holds(voids: list[tuple[int, int]], card: int) -> bool:
+    s, st = suit_of(card), strength(card)
+    return not any(s == vs and st > above for vs, above in voids)
+
+
+def _fast_id(text: str) -> int:
+    """``card_id`` for the notation the engine itself writes (a dict lookup), else parsed."""
+    got = _ID_OF_STR.get(text)
+    return got if got is not None else card_id(text)
+
+
+_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+
+
+class SuecaWorlds(WorldSampler):
+    """The worlds a seat's view allows. Hidden: the other hands (none holding a card its play
+    showed it lacks), their discards (set aside face down), the stock, and where the turned card
+    is once the chooser may have discarded it. The other seats' private events of the deal (their
+    packets, discards and draws) are retold to match. Every consistent world (placement of the
+    hidden cards together with its private history) is equally likely: a placement is weighted
+    by the number of private histories that lead to it, which only differs with where the turned
+    card is (a turned card kept in hand cannot have been drawn). Other seats' private events of
+    earlier deals are left out of the world's log."""
+
+    def __init__(self, view: View):
+        if view.get("game") != GAME.id:
+            raise IllegalAction(f"not an {GAME.name} view")
+        seat = view["seat"]
+        if type(seat) is not int or not 0 <= seat < PLAYERS:
+            raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
+        self.seat = seat
+        st = UpDownSuecaState(GAME, PLAYERS, GAME.Options.from_dict(view["options"]), _empty=True)
+        log: list[Event] = view["log"]
+        if not all(type(e) is FrozenDict for e in log):
+            log = [freeze(e) for e in log]
+        start = len(log)
+        while start > 0 and log[start - 1]["type"] != "deal":
+            start -= 1
+        start = max(start - 1, 0)
+        segment = log[start:]
+        st.phase = phase = int(Phase[view["phase"].upper()])
+        st.scores = list(view["scores"])
+        st.sat_out = list(view["sat_out"])
+        st.left = [s in view["left"] for s in range(PLAYERS)]
+        st.dealer = view["dealer"]
+        st.chooser = chooser = view["chooser"]
+        st.deal_no = view["deal"]
+        st.deal_log_start = start
+        history: list[dict[str, Any]] = []
+        dealer = 0
+        for e in log:
+            kind = e["type"]
+            if kind == "deal":
+                dealer = e["dealer"]
+            elif kind == "score":
+                history.append({"deal": e["deal"], "dealer": dealer, "trump": e["trump"],
+                                "playing": [s for s in range(PLAYERS) if e["playing"][s]],
+                                "tricks": list(e["tricks"]), "changes": list(e["changes"])})
+        st.history = history
+        st.winner = log[-1]["winner"] if phase == _OVER else -1
+        st.trump = trump = "CDHS".index(view["trump"]) if view["trump"] is not None else -1
+        st.turned = turned = _fast_id(view["turned"]) if view["turned"] is not None else -1
+        st.decision = [None if d is None else (PLAY if d == "play" else SIT_OUT) for d in view["decisions"]]
+        st.forced = list(view["forced"])
+        st.exchanged = list(view["exchanged"])
+        st.leader = view["leader"] if view["leader"] is not None else -1
+        st.trick_no = view["trick"]
+        st.table = [(s, _fast_id(c)) for s, c in view["table"]]
+        st.tricks = list(view["tricks"])
+        sizes = view["hand_sizes"]
+        discarded = view["discarded"]
+        order = [(chooser + i) % PLAYERS for i in range(PLAYERS)]
+        # Where the deal stands, in the order things happen: first packets, the trump, second packets.
+        if phase == _DEAL:
+            p1_done = next((i for i, s in enumerate(order) if sizes[s] < FIRST_PACKET), PLAYERS)
+            p2_done = 0
+        elif phase in (_TRUMP, _TURN):
+            p1_done, p2_done = PLAYERS, 0
+        elif phase == _DEAL2:
+            p1_done = PLAYERS
+            p2_done = next((i for i, s in enumerate(order) if sizes[s] < HAND), PLAYERS)
+        else:
+            p1_done = p2_done = PLAYERS
+        last_exchange = -1
+        tricks: list[list[tuple[int, int]]] = []
+        own_events: dict[tuple[str, int], Event] = {}
+        own_drawn: list[int] = []
+        for e in segment:
+            kind = e["type"]
+            if kind == "trick":
+                tricks.append([(s, _fast_id(c)) for s, c in e["cards"]])
+            elif kind == "exchange":
+                last_exchange = e["seat"]
+            elif kind == "dealt" and e["seat"] == seat:
+                own_events[("dealt", e["packet"])] = e
+            elif kind == "draw" and e["seat"] == seat:
+                own_drawn.append(_fast_id(e["card"]))
+        if st.table:
+            tricks.append(st.table)
+        st.voids = voids = _voids_of(tricks, trump) if trump >= 0 else [[] for _ in range(PLAYERS)]
+        played: list[list[int]] = [[] for _ in range(PLAYERS)]
+        for table in tricks:
+            for s, c in table:
+                played[s].append(c)
+        st.played = played
+        if phase == _DEAL:
+            current = order[p1_done]
+        elif phase == _DEAL2:
+            current = order[p2_done]
+        elif phase in (_TRUMP, _TURN):
+            current = chooser
+        elif phase == _DRAW:
+            current = last_exchange
+        elif phase == _OVER:
+            current = -1
+        else:
+            current = view["to_act"][0]
+        st.current = current
+        st.to_draw = HAND - sizes[current] if phase == _DRAW else 0
+        # The seat's own cards and history.
+        hand = [_fast_id(c) for c in view["hand"]]
+        mine = [_fast_id(c) for c in view["my_discards"]]
+        p1_event = own_events.get(("dealt", 1))
+        p2_event = own_events.get(("dealt", 2))
+        own_p1 = [_fast_id(c) for c in p1_event["cards"]] if p1_event else list(hand)
+        if p2_event:
+            own_p2 = [_fast_id(c) for c in p2_event["cards"]]
+        else:
+            own_p2 = [c for c in hand if c not in own_p1]
+            if turned in own_p2:
+                own_p2.remove(turned)
+                own_p2.insert(0, turned)
+        if not p1_event and phase != _DEAL:
+            own_p1 = []
+        st.hands = [list(hand) if s == seat else [] for s in range(PLAYERS)]
+        st.discards = [list(mine) if s == seat else [] for s in range(PLAYERS)]
+        st.drawn = [list(own_drawn) if s == seat else [] for s in range(PLAYERS)]
+        st.packet1 = [list(own_p1) if s == seat else [] for s in range(PLAYERS)]
+        st.packet2 = [list(own_p2) if s == seat and (p2_event or phase == _DEAL2) else [] for s in range(PLAYERS)]
+        st.deck = []
+        # Draws each other seat has made: all its discards' worth, unless it is drawing now.
+        self.draws = [discarded[s] - (HAND - sizes[s] if phase == _DRAW and s == current else 0)
+                      if st.exchanged[s] is not None else 0 for s in range(PLAYERS)]
+        self.others = [s for s in range(PLAYERS) if s != seat]
+        seen = set(hand) | set(mine) | {c for p in played for c in p}
+        if turned >= 0:
+            seen.add(turned)
+        pool = [c for c in range(NUM_CARDS) if c not in seen]
+        self.hidden_turn = turned >= 0 and chooser != seat and turned not in played[chooser]
+        # Bins: the hidden part of each other hand (0..2), each other seat's discards (3..5), the stock (6).
+        hand_sizes = [sizes[s] for s in self.others]
+        bin_sizes = hand_sizes + [discarded[s] for s in self.others]
+        bin_sizes.append(len(pool) - sum(bin_sizes) + (1 if self.hidden_turn else 0))
+        if bin_sizes[-1] < 0:
+            raise IllegalAction("not a consistent view: more cards held than there are")
+        allowed = {c: [b for b in range(7) if b >= 3 or _holds(voids[self.others[b]], c)] for c in pool}
+        self.deals: list[tuple[ConstrainedDeal, int]] = []  # (deal, bin of the turned card or -1)
+        weights: list[int] = []
+        if self.hidden_turn:
+            k = self.others.index(chooser)
+            held = sizes[chooser] + len(played[chooser])
+            draws = self.draws[chooser]
+            in_hand = comb(held - 1, draws) if held > 0 else 0  # the turned card itself was not drawn
+            for where, stories in ((k, in_hand), (k + 3, comb(held, draws))):
+                if where == k and not _holds(voids[chooser], turned):
+                    continue
+                less = list(bin_sizes)
+                less[where] -= 1
+                if less[where] < 0 or not stories:
+                    continue
+                try:
+                    deal = ConstrainedDeal(allowed, less)
+                except IllegalAction:
+                    continue
+                self.deals.append((deal, where))
+                weights.append(deal.total * stories)
+            if not self.deals:
+                raise IllegalAction("no world fits this view: the turned card has no place")
+        else:
+            self.deals.append((ConstrainedDeal(allowed, bin_sizes), -1))
+            weights.append(1)
+        self.weights = weights
+        self.total = sum(weights)
+        # The world's log: this deal's private events of other seats get slots, in the order they
+        # happen; the seat's own are kept as its view shows them.
+        world_log: list[Event | None] = list(log[:start])
+        self.slots: list[tuple[int, str, int, int]] = []  # (index, kind, seat, packet or n-th)
+
+        def slot(kind: str, s: int, n: int) -> None:
+            self.slots.append((len(world_log), kind, s, n))
+            world_log.append(None)
+
+        for e in segment:
+            kind = e["type"]
+            if kind == "dealt" and e["seat"] == seat:
+                continue  # put in place below
+            world_log.append(e)
+            if kind == "deal":
+                for s in order[:p1_done]:
+                    if s == seat:
+                        world_log.append(own_events[("dealt", 1)])
+                    else:
+                        slot("dealt", s, 1)
+            elif kind == "trump":
+                for s in order[:p2_done]:
+                    if s == seat:
+                        world_log.append(own_events[("dealt", 2)])
+                    else:
+                        slot("dealt", s, 2)
+            elif kind == "plays" and e["seat"] != seat:
+                for n in range(discarded[e["seat"]]):
+                    slot("discard", e["seat"], n)
+            elif kind == "exchange" and e["seat"] != seat:
+                for n in range(self.draws[e["seat"]]):
+                    slot("draw", e["seat"], n)
+        st.log = world_log  # type: ignore[assignment]  # the slots are filled by every draw
+        self.skeleton = st
+
+    def draw(self, rng: random.Random) -> UpDownSuecaState:
+        world = self.skeleton.clone()
+        r = rng.randrange(self.total)
+        for (deal, turned_bin), weight in zip(self.deals, self.weights):
+            if r < weight:
+                break
+            r -= weight
+        parts = deal.draw(rng)
+        if turned_bin >= 0:
+            parts[turned_bin].append(world.turned)
+        chooser, turned = world.chooser, world.turned
+        for i, s in enumerate(self.others):
+            held, gone = parts[i], parts[i + 3]
+            rng.shuffle(gone)
+            world.hands[s] = held
+            world.discards[s] = gone
+            # Its story: which kept cards were drawn, and how the deal fell into packets.
+            kept = [c for c in held + world.played[s] if c != turned or s != chooser]
+            rng.shuffle(kept)
+            draws = self.draws[s]
+            world.drawn[s] = kept[:draws]
+            dealt = kept[draws:] + gone
+            dealt = [c for c in dealt if c != turned or s != chooser]
+            rng.shuffle(dealt)
+            n1 = min(FIRST_PACKET, len(dealt))
+            world.packet1[s] = dealt[:n1]
+            world.packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
+        world.deck = parts[-1]
+        log = world.log
+        for index, kind, s, n in self.slots:
+            if kind == "dealt":
+                packet = world.packet1[s] if n == 1 else world.packet2[s]
+                cards = sorted(packet) if n == 1 else packet
+                log[index] = FrozenDict({"type": "dealt", "seat": s, "packet": n,
+                                         "cards": FrozenList([CARD_STR[c] for c in cards]), "to": FrozenList([s])})
+            else:
+                source = world.discards[s] if kind == "discard" else world.drawn[s]
+                log[index] = FrozenDict({"type": kind, "seat": s, "card": CARD_STR[source[n]],
+                                         "to": FrozenList([s])})
+        world._frozen_upto = len(log)
+        return world
 
 
 # -- explanations -------------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+"""Exact uniform deals under constraints, for the games' world samplers.
+
+A world sampler knows which cards are hidden from a seat and where they may be: each hidden card
+may go to some of the *bins* (another seat's hand, a discard nobody saw, the undealt stock), and
+every bin holds a known number of cards. :class:`ConstrainedDeal` counts the ways to place the
+cards and draws one placement uniformly among all of them: cards that may go to the same bins
+are interchangeable, so it draws how many of each such class go to each bin (weighted by the
+number of placements it stands for), then shuffles each class into its share. The counting is
+done once per view; each draw is cheap.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from math import factorial
+
+from updown.core.errors import IllegalAction
+
+Composition = tuple[int, ...]
+
+
+def multinomial(counts: Sequence[int]) -> int:
+    """The number of ways to split ``sum(counts)`` distinct items into groups of these sizes."""
+    out = factorial(sum(counts))
+    for c in counts:
+        out //= factorial(c)
+    return out
+
+
+def _compositions(n: int, caps: Sequence[int]) -> list[Composition]:
+    """Every way to write ``n`` as a sum of ``len(caps)`` parts with part ``i`` at most ``caps[i]``."""
+    if not caps:
+        return [()] if n == 0 else []
+    room = sum(caps[1:])
+    out: list[Composition] = []
+    for first in range(max(0, n - room), min(n, caps[0]) + 1):
+        for rest in _compositions(n - first, caps[1:]):
+            out.append((first, *rest))
+    return out
+
+
+class ConstrainedDeal:
+    """Uniform placements of distinct cards into bins of fixed sizes, each card limited to some bins.
+
+    ``allowed`` maps each card to the bins (indices into ``sizes``) it may go to. Raises
+    IllegalAction when no placement exists (the view that asked is inconsistent).
+    """
+
+    def __init__(self, allowed: Mapping[int, Sequence[int]], sizes: Sequence[int]):
+        self.sizes = tuple(sizes)
+        full = tuple(range(len(sizes)))
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for card, bins in allowed.items():
+            groups.setdefault(tuple(sorted(set(bins))), []).append(card)
+        if len(allowed) != sum(sizes):
+            raise IllegalAction(f"no world fits this view: {len(allowed)} hidden cards for {sum(sizes)} places")
+        # The constrained classes first, the free one (if any) last: it fills what is left.
+        self.classes: list[tuple[tuple[int, ...], list[int]]] = sorted(
+            ((bins, sorted(cards)) for bins, cards in groups.items()), key=lambda g: (g[0] == full, g[0])
+        )
+        self._free_last = bool(self.classes) and self.classes[-1][0] == full
+        self._memo: dict[tuple[int, Composition], int] = {}
+        self._options: dict[tuple[int, Composition], list[tuple[Composition, int]]] = {}
+        self.total = self._count(0, self.sizes)
+        if self.total == 0:
+            raise IllegalAction("no world fits this view: the hidden cards cannot be placed as it requires")
+
+    def _count(self, j: int, caps: Composition) -> int:
+        """Placements of classes ``j``.. into bins with room ``caps``."""
+        if j == len(self.classes):
+            return 1 if not any(caps) else 0
+        if j == len(self.classes) - 1 and self._free_last:
+            return multinomial(caps) if sum(caps) == len(self.classes[j][1]) else 0
+        key = (j, caps)
+        got = self._memo.get(key)
+        if got is None:
+            got = sum(w for _, w in self._choices(j, caps))
+            self._memo[key] = got
+        return got
+
+    def _choices(self, j: int, caps: Composition) -> list[tuple[Composition, int]]:
+        """How class ``j`` may split over the bins, each with the placements it leads to."""
+        key = (j, caps)
+        got = self._options.get(key)
+        if got is not None:
+            return got
+        bins, cards = self.classes[j]
+        out: list[tuple[Composition, int]] = []
+        for part in _compositions(len(cards), [caps[b] for b in bins]):
+            counts = [0] * len(caps)
+            for b, k in zip(bins, part):
+                counts[b] = k
+            rest = tuple(c - k for c, k in zip(caps, counts))
+            weight = multinomial(part) * self._count(j + 1, rest)
+            if weight:
+                out.append((tuple(counts), weight))
+        self._options[key] = out
+        return out
+
+    def draw(self, rng: random.Random) -> list[list[int]]:
+        """One placement, uniform among all: the cards of each bin, in random order."""
+        out: list[list[int]] = [[] for _ in self.sizes]
+        caps = self.sizes
+        last = len(self.classes) - 1
+        for j, (bins, cards) in enumerate(self.classes):
+            if j == last and self._free_last:
+                counts = caps
+            else:
+                choices = self._choices(j, caps)
+                if len(choices) == 1:
+                    counts = choices[0][0]
+                else:
+                    r = rng.randrange(self._count(j, caps))
+                    for counts, weight in choices:
+                        if r < weight:
+                            break
+                        r -= weight
+            shuffled = list(cards)
+            rng.shuffle(shuffled)
+            at = 0
+            for b, k in enumerate(counts):
+                if k:
+                    out[b].extend(shuffled[at:at + k])
+                    at += k
+            caps = tuple(c - k for c, k in zip(caps, counts))
+        return out
+
+
+def free_deal(cards: Sequence[int], sizes: Sequence[int], rng: random.Random) -> list[list[int]]:
+    """Unconstrained: ``cards`` shuffled and cut into bins of these sizes (uniform)."""
+    pool = list(cards)
+    rng.shuffle(pool)
+    out: list[list[int]] = []
+    at = 0
+    for k in sizes:
+        out.append(pool[at:at + k])
+        at += k
+    return out
