@@ -226,7 +226,8 @@ def _is_action(action: int) -> bool:
 # -- time, leaving, money ---------------------------------------------------------------------------
 def test_timeout_hands_the_seat_to_a_bot_until_the_player_returns(server: Server) -> None:
     alice = User(server, "alice")
-    table = make_table(alice, "euchre", ["me", "bot:random", "bot:random", "bot:random"], timer=5)
+    # UP&DOWN: every seat chooses a card at every trick, so Alice's clock must run out.
+    table = make_table(alice, "updown", ["me", "bot:random", "bot:random", "bot:random"], timer=5)
     ca = alice.socket(table["id"])
     info = ca.until(lambda m: m["type"] == "table" and m["table"]["seats"][0]["away"], 30)
     assert info["table"]["seats"][0]["played_by_bot"]

@@ -284,3 +284,16 @@ def test_worlds_are_reproducible_from_the_rng() -> None:
         b = game.sample_world(view, random.Random(4))
         assert json.dumps([thaw(a.view(s)) for s in range(state.players)]) == \
             json.dumps([thaw(b.view(s)) for s in range(state.players)])
+
+
+def test_a_world_before_the_first_chance_step() -> None:
+    """Before the dealer is drawn there is no dealing order yet (hypothesis found this crash)."""
+    import random as _random
+
+    from updown.core.registry import all_games
+
+    for game in all_games():
+        state = game.new_state(game.bench_players)
+        world = state.resample(0, _random.Random(1))
+        assert world.view(0) == state.view(0)
+        assert world.is_chance() == state.is_chance()

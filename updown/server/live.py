@@ -105,6 +105,8 @@ class Live:
         self.owned = False
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         self.leave_tried: set[int] = set()
+        self._views: dict[int, tuple[int, dict[str, Any], list[Any]]] = {}
+        """Each seat's view (without its log) and log at the step it was last built."""
         self.shared = False
         """True when other server processes may store steps of this table too (Redis mode)."""
         for k in self.frames:
@@ -138,10 +140,11 @@ class Live:
 
     def _frame_check(self, key: int) -> None:
         view = self.state.view(None if key == SPECTATOR else key)
-        loglen = len(view.pop("log"))
-        if key != SPECTATOR and not self.state.is_terminal():
-            view["_legal"] = self.state.legal_actions(key)
-        sig = json.dumps(view, sort_keys=True, default=str)
+        logs = view.pop("log")
+        loglen = len(logs)
+        self._views[key] = (len(self.steps), view, logs)
+        legal = self.state.legal_actions(key) if key != SPECTATOR and not self.state.is_terminal() else []
+        sig = json.dumps([view, legal], sort_keys=True, default=str)
         f = self.frames[key]
         if sig != f.sig or loglen != f.loglens[-1]:
             if f.sig:
@@ -193,8 +196,10 @@ class Live:
 
     def frame(self, key: int, since: int | None) -> dict[str, Any]:
         """A snapshot (``since`` None or unknown) or the frames after ``since``, coalesced."""
-        view = self.state.view(None if key == SPECTATOR else key)
-        logs = view.pop("log")
+        at, view, logs = self._views[key]
+        if at != len(self.steps):  # not cached for this step (cannot happen once built; kept safe)
+            view = self.state.view(None if key == SPECTATOR else key)
+            logs = view.pop("log")
         n = self.frame_no(key)
         extra = {"legal": self.legal(key), "clock": self.clock(), "leave_costs": self.leave_costs(key)}
         if since is None or not 0 <= since <= n:
