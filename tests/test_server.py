@@ -323,6 +323,8 @@ def test_accounts_sessions_and_table_rules(server: Server) -> None:
     assert alice.post("/api/tables", {"game": "chess"}).status_code == 400
     assert alice.post("/api/tables", {"game": "updown", "players": 9}).status_code == 400
     assert alice.post("/api/tables", {"game": "updown", "seats": ["me", "bot:nobody", "open", "open"]}).status_code == 400
+    # A client never starts a program on the server: exec: bots are for the command line only.
+    assert alice.post("/api/tables", {"game": "updown", "seats": ["me", "bot:exec:true", "open", "open"]}).status_code == 400
     assert alice.post("/api/tables", {"game": "updown", "options": {"rounds": -1}}).status_code == 400
     listed = make_table(alice, "updown", ["me", "open", "open", "open"])
     hidden = make_table(alice, "updown", ["me", "open", "open", "open"], private=True)
