@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,10 +46,14 @@ class Simulation:
         }
 
 
-def game_seeds(seed: int, games: int) -> list[int]:
-    """The seed of each game in a run; game ``i`` replays alone from ``seeds[i]``."""
+def game_seeds(seed: int, games: int) -> Iterator[int]:
+    """The seed of each game in a run, one at a time; game ``i`` replays alone from the ``i``-th.
+
+    A generator, so that a run of a billion games does not build a billion seeds first.
+    """
     master = random.Random(seed)
-    return [master.getrandbits(63) for _ in range(games)]
+    for _ in range(games):
+        yield master.getrandbits(63)
 
 
 def play_seeded(
