@@ -1,26 +1,46 @@
 # `make play` and `make test` set up .venv on first use, then run.
+# Playing installs only what playing needs (typer, rich, click); the test extra (pytest, mypy,
+# open_spiel, babel, ...) is installed by `make test` alone.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+PLAY_STAMP := $(VENV)/.installed-play
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: play test bench clean
+.PHONY: play test bench i18n clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
+	@echo "Setting up $(VENV) (first run only)..."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
-	touch $(STAMP)
+	$(BIN)/pip install --progress-bar on --upgrade pip
 
-play: $(STAMP)
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing updown and what playing needs (typer, rich, click)..."
+	$(BIN)/pip install --progress-bar on -e .
+	touch $(PLAY_STAMP)
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing updown with the test extra (pytest, mypy, open_spiel, babel, ...)..."
+	$(BIN)/pip install --progress-bar on -e ".[test]"
+	touch $(PLAY_STAMP) $(TEST_STAMP)
+
+play: $(PLAY_STAMP)
 	$(BIN)/updown play updown
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(PLAY_STAMP)
 	$(BIN)/updown bench
+
+# Re-extract the messages, merge them into the German and Portuguese catalogues, compile the .mo files.
+i18n: $(TEST_STAMP)
+	$(BIN)/pybabel extract -k _ -k n:1,2 --no-default-keywords --no-location --sort-output \
+		--project updown --copyright-holder "the updown authors" -o updown/i18n/updown.pot updown
+	$(BIN)/pybabel update -i updown/i18n/updown.pot -d updown/i18n/locales -D updown \
+		--no-location --no-fuzzy-matching --width 100
+	$(BIN)/pybabel compile -d updown/i18n/locales -D updown --statistics
 
 clean:
 	rm -rf $(VENV)

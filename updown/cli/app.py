@@ -115,7 +115,7 @@ def games(lang: LangOpt = None) -> None:
         console.print(line)
         for name, _type, default, help_ in game.Options.fields():
             opt = Text(f"-o {name}=", style="cyan")
-            opt.append(f"  ({_('default')} {default!r}) ", style="dim")
+            opt.append("  (" + _("default") + f" {default!r}) ", style="dim")
             opt.append(help_)
             console.print(Padding(opt, (0, 0, 0, 4)))
         console.print()

@@ -33,7 +33,8 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
     if view["trump"] is not None:
         dice = view["dice"] or []
         rules.append("   " + _("trump value {value}").format(value=view["trump"]), style="bold yellow")
-        rules.append(f" ({_('dice')} {dice[0]}+{dice[1]})" if dice else "")
+        if dice:
+            rules.append(" (" + _("dice {a}+{b}").format(a=dice[0], b=dice[1]) + ")")
     rules.append("   " + _("pot {n}").format(n=view["pot"]), style="magenta" if view["pot"] else "")
     title = _("UP&DOWN · round {round}/{rounds} · trick {trick}/{tricks}").format(
         round=view["round"], rounds=view["rounds"], trick=view["trick"], tricks=view["tricks_per_round"])
