@@ -512,10 +512,11 @@ def _replay_live(rec: Record, game: Game[Any], names: list[str], seat: int | Non
                 console.print(screen(state.view(seat), names, _))
             console.print(Text(_("(any key: next, q: stop)"), style="dim"))
             try:
-                key = click.getchar()
+                # One key at a terminal; a line from a pipe (end of input stops).
+                key = click.getchar() if sys.stdin.isatty() else (sys.stdin.readline() or "q")
             except (EOFError, KeyboardInterrupt):
                 raise _StopReplay() from None
-            if key.lower() == "q":
+            if key.strip().lower() == "q":
                 raise _StopReplay()
 
     try:

@@ -155,6 +155,9 @@ class Session:
         data = self.record.to_dict()
         if not self.state.is_terminal():
             data.pop("result", None)
+            # The seed decides the cards not yet seen: a saved game must not carry it. A resumed
+            # game draws the rest afresh, so the saved record needs no seed to go on.
+            data.pop("seed", None)
         data["play"] = {"human": self.seat, "bots": self.bot_names}
         return data
 

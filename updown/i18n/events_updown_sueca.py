@@ -21,7 +21,8 @@ def forced_reason(reason: str, _: Translator) -> str:
     head, sep, tail = reason.partition(" are trump")
     letters = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
     if sep and not tail and head.lower() in letters:
-        return _("{suit} are trump").format(suit=suit_name(letters[head.lower()], _))
+        text = _("{suit} are trump").format(suit=suit_name(letters[head.lower()], _))
+        return text[:1].upper() + text[1:]
     return reason
 
 
