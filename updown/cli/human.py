@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from updown.cli.inputs import InputProblem, NotNow, resolve
-from updown.cli.screens import ScreenHooks, hooks_for
+from updown.cli.screens import ScreenHooks, hooks_for, safe_name
 from updown.core.protocol import Game, View
 from updown.i18n import Translator
 
@@ -40,7 +40,7 @@ class HumanAgent:
                  *, show_rules: Callable[[], None] | None = None):
         self.game = game
         self.seat = seat
-        self.names = names
+        self.names = [safe_name(n) for n in names]
         self.console = console
         self._ = _
         self.hooks: ScreenHooks = hooks_for(game)

@@ -28,7 +28,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         if team:
             head.append("   " + _("vs") + "   ")
         head.append(f"{names[team]} & {names[team + 2]}")
-        head.append(": " + _("{n} points").format(n=totals[team]), style="bold")
+        head.append(": " + _.n("{n} point", "{n} points", totals[team]).format(n=totals[team]), style="bold")
     head.append("   " + _("(to {n})").format(n=view["target"]), style="dim")
     info = Text()
     if view["upcard"]:
@@ -78,7 +78,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         title = _("Euchre · deal {deal} · trick {trick}/5").format(deal=view["deal"], trick=view["trick"])
     else:
         title = _("Euchre · deal {deal}").format(deal=view["deal"])
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=Text(title), title_align="left")
 
 
 def prompt(view: View, _: Translator) -> str:

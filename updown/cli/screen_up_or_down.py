@@ -92,7 +92,7 @@ def _column(k: int, col: dict[str, Any] | None, _: Translator) -> Text:
     for c in col["cards"]:
         out.append_text(card_text(c))
         out.append(" ")
-    out.append("= " + _("{n} points").format(n=col["score"]), style="dim")
+    out.append("= " + _.n("{n} point", "{n} points", col["score"]).format(n=col["score"]), style="dim")
     return out
 
 
@@ -137,7 +137,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
     parts.append(key)
     parts.append(Text(_("* the card just played; ↑ rising, ↓ falling column"), style="dim"))
     title = _("Up or Down? · cards 1-{highest} · {phase}").format(highest=view["highest"], phase=_phase(view, _))
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=Text(title), title_align="left")
 
 
 def _phase(view: View, _: Translator) -> str:

@@ -70,7 +70,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
             hand.append(Card.parse(view["choice"]).pretty, style="bold")
         parts.append(hand)
         parts.append(Text(_("* can win: your suit or the trump value"), style="dim"))
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=Text(title), title_align="left")
 
 
 def prompt(view: View, _: Translator) -> str:

@@ -96,7 +96,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         riscos = view["result"]["riscos"]
         parts.append(Text("RISCOS: " + ", ".join(f"{names[s]} {r:+d}" for s, r in enumerate(riscos)),
                           style="bold green"))
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=Text(title), title_align="left")
 
 
 def prompt(view: View, _: Translator) -> str:

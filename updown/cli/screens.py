@@ -80,7 +80,7 @@ def generic_screen(view: View, names: Sequence[str], _: Translator) -> Renderabl
     for key, value in view.items():
         if key != "log":
             table.add_row(key, Text(str(value)))
-    return Panel(table, title=str(view.get("game", "game")))
+    return Panel(table, title=Text(str(view.get("game", "game"))))
 
 
 @dataclass(frozen=True)
