@@ -39,7 +39,7 @@ i18n: $(TEST_STAMP)
 	$(BIN)/pybabel extract -k _ -k n:1,2 --no-default-keywords --no-location --sort-output \
 		--project updown --copyright-holder "the updown authors" -o updown/i18n/updown.pot updown
 	$(BIN)/pybabel update -i updown/i18n/updown.pot -d updown/i18n/locales -D updown \
-		--no-location --no-fuzzy-matching --width 100
+		--no-fuzzy-matching --ignore-obsolete --width 100
 	$(BIN)/pybabel compile -d updown/i18n/locales -D updown --statistics
 
 clean:

@@ -9,6 +9,7 @@ import json
 import random
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -278,15 +279,17 @@ def test_ctrl_c_and_a_closed_terminal_save_the_game(tmp_path: Path):
     cmd = [sys.executable, "-c", "from updown.cli.app import main; main()"]
     for how in ("ctrl-c", "hangup"):
         child = pexpect.spawn(cmd[0], cmd[1:] + ["play", "updown", "--seed", "5", "--lang", "en"],
-                              cwd=str(tmp_path), encoding="utf-8", timeout=30, dimensions=(40, 100))
+                              cwd=str(tmp_path), encoding="utf-8", timeout=60, dimensions=(40, 100))
         child.expect("Choose a card|Change the rules")
-        if how == "ctrl-c":
-            child.sendintr()
-            child.expect("Saved to (updown-updown-[0-9-]+\\.json)")
-            child.expect(pexpect.EOF)
-        else:
-            child.kill(signal.SIGHUP)
-            child.expect(pexpect.EOF)
+        time.sleep(0.5)  # let it wait for input, as a player's terminal would
+        for _attempt in range(3):  # on a loaded machine, give a signal a second chance
+            if how == "ctrl-c":
+                child.sendintr()
+            else:
+                child.kill(signal.SIGHUP)
+            if child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=20) == 0:
+                break
+        assert "Saved to updown-updown-" in child.before
         child.close()
         assert child.exitstatus == (130 if how == "ctrl-c" else 129), how
         files = sorted(tmp_path.glob("updown-updown-*.json"))
