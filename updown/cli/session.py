@@ -9,6 +9,8 @@ person at a terminal needs:
   person's decision is taken back with everything the bots and chance did after it, and the
   record keeps only the line that is finally played. The generators are restored too, so an undo
   cannot be used to roll the dice again.
+  The terminal seats one person against bots only, so undo is always offered; a table with
+  several people (a server) must not offer it.
 * **save**: :meth:`Session.save` writes the record of the game so far (with a ``"play"`` block
   that says which seat was the person and which bots played), which ``updown play --resume``
   replays and continues. The CLI saves on quit, end of input, Ctrl-C and a closed terminal.
