@@ -1,42 +1,55 @@
 # `make serve`, `make play` and `make test` set up .venv on first use, then run.
-# Each installs only what it needs: playing the terminal game needs no server or test tools.
+# Each installs only what it needs: playing the terminal game (typer, rich, click) needs neither
+# the server's packages nor the test extra (pytest, mypy, open_spiel, babel, ...).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/pip install --progress-bar on --disable-pip-version-check
+PLAY_STAMP := $(VENV)/.installed-play
+SERVER_STAMP := $(VENV)/.installed-server
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: serve play test bench clean
+.PHONY: serve play test bench i18n clean
 
 $(BIN)/python:
+	@echo "Setting up $(VENV) (first run only)..."
 	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --progress-bar on --upgrade pip
 
-$(VENV)/.play: pyproject.toml | $(BIN)/python
-	@echo "Installing updown (first run only)..."
-	$(PIP) -e .
-	touch $@
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing updown and what playing needs (typer, rich, click)..."
+	$(BIN)/pip install --progress-bar on -e .
+	touch $(PLAY_STAMP)
 
-$(VENV)/.server: pyproject.toml | $(BIN)/python
-	@echo "Installing updown with the server (first run only)..."
-	$(PIP) -e ".[server]"
-	touch $@ $(VENV)/.play
+$(SERVER_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing updown with the server (FastAPI, uvicorn, SQLAlchemy, ...)..."
+	$(BIN)/pip install --progress-bar on -e ".[server]"
+	touch $(PLAY_STAMP) $(SERVER_STAMP)
 
-$(VENV)/.test: pyproject.toml | $(BIN)/python
-	@echo "Installing updown with the test tools (first run only)..."
-	$(PIP) -e ".[test]"
-	touch $@ $(VENV)/.server $(VENV)/.play
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing updown with the test extra (pytest, mypy, open_spiel, playwright, ...)..."
+	$(BIN)/pip install --progress-bar on -e ".[test]"
+	touch $(PLAY_STAMP) $(SERVER_STAMP) $(TEST_STAMP)
 
-serve: $(VENV)/.server
+serve: $(SERVER_STAMP)
 	$(BIN)/updown serve
 
-play: $(VENV)/.play
+play: $(PLAY_STAMP)
 	$(BIN)/updown play updown
 
-test: $(VENV)/.test
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/mypy
 
-bench: $(VENV)/.test
+bench: $(PLAY_STAMP)
 	$(BIN)/updown bench
+
+# Re-extract the messages, merge them into the German and Portuguese catalogues, compile the .mo files.
+i18n: $(TEST_STAMP)
+	$(BIN)/pybabel extract -k _ -k n:1,2 --no-default-keywords --no-location --sort-output \
+		--project updown --copyright-holder "the updown authors" -o updown/i18n/updown.pot updown
+	$(BIN)/pybabel update -i updown/i18n/updown.pot -d updown/i18n/locales -D updown \
+		--no-fuzzy-matching --ignore-obsolete --width 100
+	$(BIN)/pybabel compile -d updown/i18n/locales -D updown --statistics
 
 clean:
 	rm -rf $(VENV)

@@ -61,7 +61,10 @@ def seeded(seed: int) -> random.Random:
 
 
 def game_seeds(seed: int, games: int) -> Iterator[int]:
-    """The seed of each game in a run, made one at a time; game ``i`` replays alone from the ``i``-th."""
+    """The seed of each game in a run, made one at a time; game ``i`` replays alone from the ``i``-th.
+
+    A generator, so that a run of a billion games does not build a billion seeds first.
+    """
     master = seeded(seed)
     for _ in range(games):
         yield master.getrandbits(63)

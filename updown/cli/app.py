@@ -3,25 +3,38 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
+import secrets
+import signal
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+import click
 from rich.console import Console
+from rich.markdown import Markdown
+from rich.padding import Padding
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from updown.bench import pyspiel_playouts, random_playouts
 from updown.bots import bot_names, make_bot
 from updown.cli.human import HumanAgent, Quit
-from updown.cli.screens import QUIET_EVENTS, event_text
-from updown.core.driver import play_game
+from updown.cli.screens import event_text, hooks_for, safe_name
+from updown.cli.session import Session, bot_list_from
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
 from updown.core.records import Record, replay as replay_record
 from updown.core.registry import all_games, get_game
+from updown.i18n import LANGUAGES, Translator, translator
+from updown.rules import rules_text
 from updown.simulate import simulate as run_simulation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="The Up & Down family of card games.")
@@ -33,9 +46,26 @@ OptionArg = Annotated[
 ]
 
 
+LangOpt = Annotated[
+    Optional[str], typer.Option("--lang", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
+]
+
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""Records larger than this are refused before they are read."""
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
-    err_console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, for grep
+    """Print a one-line error (for grep) and return the exit to raise. The message is text, not markup."""
+    line = Text("error: ", style="red")
+    line.append(" ".join(message.split())[:500])
+    err_console.print(line, soft_wrap=True)
     return typer.Exit(code)
+
+
+def _lang(lang: str | None) -> Translator:
+    if lang is not None and lang.split("_")[0].split(".")[0].lower() not in LANGUAGES:
+        raise fail(f"--lang must be one of {', '.join(LANGUAGES)}, not {safe_name(lang)!r}")
+    return translator(lang)
 
 
 def _game(game_id: str) -> Game[Any]:
@@ -71,19 +101,118 @@ def _bots(game: Game[Any], spec: str | None, count: int) -> list[str]:
 
 
 @app.command()
-def games() -> None:
-    """List the games with their player counts and rule options."""
-    table = Table(title="games")
-    table.add_column("id", style="bold")
-    table.add_column("name")
-    table.add_column("players")
-    table.add_column("options")
-    table.add_column("bots")
+def games(lang: LangOpt = None) -> None:
+    """List the games with their player counts, rule options and bots."""
+    _ = _lang(lang)
     for game in all_games():
-        opts = "\n".join(f"{name}={default!r}: {help_}" for name, _, default, help_ in game.Options.fields())
-        table.add_row(game.id, game.name, f"{game.min_players}-{game.max_players}", opts or "-",
-                      ", ".join(bot_names(game.id)))
-    console.print(table)
+        line = Text()
+        line.append(game.id, style="bold")
+        line.append(f"  {game.name}  ")
+        count = str(game.min_players) if game.min_players == game.max_players else \
+            f"{game.min_players}-{game.max_players}"
+        line.append(_("{players} players").format(players=count))
+        line.append("   " + _("bots: {bots}").format(bots=", ".join(bot_names(game.id))), style="dim")
+        console.print(line)
+        for name, _type, default, help_ in game.Options.fields():
+            opt = Text(f"-o {name}=", style="cyan")
+            opt.append("  (" + _("default") + f" {default!r}) ", style="dim")
+            opt.append(help_)
+            console.print(Padding(opt, (0, 0, 0, 4)))
+        console.print()
+
+
+@app.command()
+def rules(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="game id, see `updown games`")] = "updown",
+    lang: LangOpt = None,
+) -> None:
+    """Show the rules of a game, in the project's own words."""
+    _ = _lang(lang)
+    game = _game(game_id)
+    _show_rules(game, _)
+
+
+def _show_rules(game: Game[Any], _: Translator) -> None:
+    text = rules_text(game.id, _.lang)
+    if text is None:
+        console.print(Text(_("No rules text for {game} yet.").format(game=game.name)))
+        return
+    console.print(Markdown(text))
+
+
+def _check_new_file(path: Path, _: Translator) -> None:
+    """Refuse a record path that exists or cannot be written, before the game starts."""
+    if path.exists() or path.is_symlink():
+        raise fail(_("{path} already exists; choose another file name (a record is never overwritten)").format(
+            path=safe_name(str(path), 200)))
+    try:
+        with open(path, "x", encoding="utf-8"):
+            pass
+    except OSError as err:
+        raise fail(_("cannot write {path}: {why}").format(path=safe_name(str(path), 200), why=err.strerror)) from None
+
+
+def _read_record_file(path: Path, _: Translator) -> tuple[Record, dict[str, Any]]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise fail(_("{path} is too large for a record ({mb} MB; the limit is {limit} MB)").format(
+                path=safe_name(str(path), 200), mb=size // 2**20, limit=MAX_RECORD_BYTES // 2**20))
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise fail(_("cannot read {path}: {why}").format(path=safe_name(str(path), 200), why=err.strerror)) from None
+    except UnicodeDecodeError as err:
+        raise fail(_("{path} is not UTF-8 text (byte {n})").format(path=safe_name(str(path), 200), n=err.start)) \
+            from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        data = None
+    try:
+        rec = Record.from_json(text)
+    except UpdownError as err:
+        raise fail(f"{safe_name(str(path), 200)}: {err}") from None
+    return rec, data if isinstance(data, dict) else {}
+
+
+class Hangup(BaseException):
+    """The terminal closed (SIGHUP) or the process was asked to stop (SIGTERM)."""
+
+
+@contextmanager
+def _signals_save() -> Iterator[None]:
+    def handler(signum: int, _frame: Any) -> None:
+        raise Hangup(signum)
+
+    wanted = [getattr(signal, n) for n in ("SIGHUP", "SIGTERM") if hasattr(signal, n)]
+    old = {}
+    try:
+        for sig in wanted:
+            old[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread: nothing to install
+        pass
+    try:
+        yield
+    finally:
+        for sig, previous in old.items():
+            signal.signal(sig, previous)
+
+
+def _default_save_path(game: Game[Any]) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for k in range(1, 1000):
+        path = Path(f"updown-{game.id}-{stamp}{'' if k == 1 else f'-{k}'}.json")
+        if not path.exists():
+            return path
+    return Path(f"updown-{game.id}-{stamp}-{secrets.token_hex(4)}.json")
+
+
+def _say(text: str, style: str = "") -> None:
+    """Print if the terminal is still there (after a hang-up it is not)."""
+    try:
+        console.print(Text(text, style=style))
+    except (OSError, ValueError):
+        pass
 
 
 @app.command()
@@ -92,67 +221,160 @@ def play(
     players: Annotated[Optional[int], typer.Option(help="number of players")] = None,
     seat: Annotated[int, typer.Option(help="your seat, from 0")] = 0,
     bots: Annotated[Optional[str], typer.Option(help="bot names for the other seats, comma separated")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="seed for the deal and the bots")] = None,
+    seed: Annotated[Optional[int], typer.Option(
+        help="seed for the deal and the bots (default: 128 random bits from the operating system)")] = None,
     name: Annotated[str, typer.Option(help="your name")] = "Player",
     option: OptionArg = None,
-    record: Annotated[Optional[Path], typer.Option(help="write the game record here")] = None,
+    record: Annotated[Optional[Path], typer.Option(
+        help="write the game record here (a new file; also where quitting saves)")] = None,
+    resume: Annotated[Optional[Path], typer.Option(help="go on with a game saved by quitting")] = None,
+    lang: LangOpt = None,
+    auto: Annotated[bool, typer.Option(help="play a move for you when it is the only one")] = True,
 ) -> None:
-    """Play in the terminal against bots."""
+    """Play in the terminal against bots. Quitting (quit, Ctrl-C, a closed terminal) saves the game."""
+    _ = _lang(lang)
+    if resume is not None:
+        session, save_to = _resume_session(resume, record, seat, bots, auto, _)
+    else:
+        session, save_to = _new_session(game_id, players, seat, bots, seed, name, option, record, auto, _)
+    game = session.game
+    human = session.human
+    assert human is not None
+    human.show_rules = lambda: _show_rules(game, _)
+    n = session.state.players
+    you = session.seat
+    if resume is None:
+        _say(_("{game}, {n} players. You are seat {seat}. Type help or rules at any prompt.").format(
+            game=game.name, n=n, seat=you), "bold")
+    code = 0
+    try:
+        with _signals_save():
+            session.show_events()
+            state = session.run()
+    except (Quit, KeyboardInterrupt, Hangup) as why:
+        path = save_to or _default_save_path(game)
+        code = 0 if isinstance(why, Quit) else (130 if isinstance(why, KeyboardInterrupt) else 129)
+        try:
+            session.save(path)
+        except OSError as err:
+            _say(_("The game could not be saved to {path}: {why}").format(path=path, why=err.strerror), "red")
+            raise typer.Exit(1) from None
+        reason = str(why) if isinstance(why, Quit) else _("interrupted")
+        _say(_("Game stopped ({why}). Saved to {path}; go on with: updown play --resume {path}").format(
+            why=reason, path=path))
+        raise typer.Exit(code) from None
+    _say(_result_line(game, state, you, _), "bold")
+    seed_used = session.record.seed
+    if seed_used is not None:
+        _say(_("Seed {seed}.").format(seed=seed_used), "dim")
+    if save_to is not None:
+        try:
+            session.save(save_to)
+        except OSError as err:
+            raise fail(_("cannot write {path}: {why}").format(path=save_to, why=err.strerror)) from None
+        _say(_("Record written to {path}.").format(path=save_to))
+
+
+def _new_session(game_id: str, players: int | None, seat: int, bots: str | None, seed: int | None, name: str,
+                 option: list[str] | None, record: Path | None, auto: bool, _: Translator) -> tuple[Session, Path | None]:
     game = _game(game_id)
     n, options = _setup(game, players, option)
     if not 0 <= seat < n:
         raise fail(f"seat must be 0 to {n - 1}")
     bot_list = _bots(game, bots, n - 1)
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        # Play is against a hidden deal: the seed must not be guessable from one's own cards.
+        seed = secrets.randbits(128)
+    if record is not None:
+        _check_new_file(record, _)
     names: list[str] = []
     agents: list[Any] = []
+    kinds: list[str | None] = []
     others = iter(bot_list)
     for s in range(n):
         if s == seat:
-            names.append(name)
+            names.append(safe_name(name))
             agents.append(None)
+            kinds.append(None)
         else:
             bot = next(others)
             names.append(f"{bot.capitalize()} {s}")
             agents.append(make_bot(bot, game, s, random.Random(f"{seed}:{s}")))
-    agents[seat] = HumanAgent(game, seat, names, console)
-    shown = 0
+            kinds.append(bot)
+    agents[seat] = HumanAgent(game, seat, names, console, _)
+    agents[seat].auto = auto
+    state = game.new_state(n, options)
+    rec = Record(game.id, n, options.to_dict(), names, seed=seed)
+    session = Session(game, state, rec, agents, seat, random.Random(seed), console, _,
+                      _stand_in(game, seed), bot_names=kinds)
+    return session, record
 
-    human = agents[seat]
 
-    def observe(state: State, _seat: int | None, _action: int) -> None:
-        nonlocal shown
-        human.leave = state.leave_action(seat) if not state.is_terminal() else None
-        log = state.view(seat)["log"]
-        for event in log[shown:]:
-            if event["type"] not in QUIET_EVENTS:
-                console.print(event_text(game, event, names))
-        shown = len(log)
+def _stand_in(game: Game[Any], seed: int) -> Any:
+    default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
+    return lambda s: make_bot(default_bot, game, s, random.Random(f"{seed}:{s}:stand-in"))
 
-    # The seed decides every hidden card, so it is shown only once the game is over for you.
-    console.print(f"[bold]{game.name}[/bold], {n} players. You are seat {seat}.")
+
+def _resume_session(path: Path, record: Path | None, seat: int, bots: str | None, auto: bool,
+                    _: Translator) -> tuple[Session, Path]:
+    rec, data = _read_record_file(path, _)
     try:
-        default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
-        state, rec = play_game(
-            game, n, agents, random.Random(seed), options=options, seats=names, seed=seed,
-            observer=observe,
-            replace=lambda s: make_bot(default_bot, game, s, random.Random(f"{seed}:{s}:stand-in")),
-        )
-    except Quit as why:
-        console.print(f"Game left ({why}). Replay it with --seed {seed}.")
-        raise typer.Exit(0) from None
-    result = state.result()
-    place = result.placings[seat]
-    shared = " (shared)" if result.placings.count(place) > 1 else ""
-    console.print(f"[bold]You finished {_ordinal(place)}[/bold]{shared}. Seed {seed}.")
+        state = replay_record(rec)
+    except UpdownError as err:
+        raise fail(f"{safe_name(str(path), 200)}: {err}") from None
+    game = state.game
+    if state.is_terminal():
+        raise fail(_("{path} holds a finished game; see it with updown replay {path}").format(
+            path=safe_name(str(path), 200)))
+    n = rec.players
+    human, kinds = bot_list_from(data, n)
+    if human is None:
+        human = seat
+    if not 0 <= human < n:
+        raise fail(f"seat must be 0 to {n - 1}")
+    if bots is not None:
+        given = iter(_bots(game, bots, n - 1))
+        kinds = [None if s == human else next(given) for s in range(n)]
+    default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
+    kinds = [None if s == human else (k if k in bot_names(game.id) else default_bot) for s, k in enumerate(kinds)]
+    # The rest of a resumed game is drawn afresh: new, unguessable chance for the cards not yet seen.
+    seed = secrets.randbits(128)
+    names = [safe_name(s) for s in rec.seats]
+    agents: list[Any] = [None if s == human else make_bot(k or default_bot, game, s, random.Random(f"{seed}:{s}"))
+                         for s, k in enumerate(kinds)]
+    agents[human] = HumanAgent(game, human, names, console, _)
+    agents[human].auto = auto
+    out = Record(rec.game, n, rec.options, names, list(rec.steps), seed=None)
+    session = Session(game, state, out, agents, human, random.Random(seed), console, _,
+                      _stand_in(game, seed), bot_names=kinds)
+    save_to = path
     if record is not None:
-        record.write_text(rec.to_json(), encoding="utf-8")
-        console.print(f"Record written to {record}.")
+        _check_new_file(record, _)
+        save_to = record
+    _say(_("{game}, {n} players, resumed from {path} after {steps} steps. You are seat {seat}.").format(
+        game=game.name, n=n, path=safe_name(str(path), 200), steps=len(rec.steps), seat=human), "bold")
+    session.shown = max(0, len(state.view(human)["log"]) - 8)  # the last few lines, for context
+    return session, save_to
 
 
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _result_line(game: Game[Any], state: State, seat: int, _: Translator) -> str:
+    result = state.result()
+    place = result.placings[seat]
+    teams = game.teams(state.players)
+    if teams is not None:
+        mine = next(team for team in teams if seat in team)
+        if place != 1:
+            return _("Your team lost.")
+        if any(result.placings[s] == 1 for s in range(state.players) if s not in mine):
+            return _("The match is a tie.")
+        return _("Your team won.")
+    shared = result.placings.count(place) > 1
+    text = _("You finished {ordinal} of {n}.").format(ordinal=_ordinal(place), place=place, n=state.players)
+    return text[:-1] + " " + _("(shared)") + "." if shared else text
 
 
 @app.command()
@@ -161,10 +383,11 @@ def simulate(
     players: Annotated[Optional[int], typer.Option(help="number of players")] = None,
     games: Annotated[int, typer.Option("--games", "-n", help="how many games")] = 100,
     bots: Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (one name: all seats)")] = None,
-    seed: Annotated[int, typer.Option(help="seed of the whole run")] = 0,
+    seed: Annotated[int, typer.Option(help="seed of the whole run (explicit, so a run can be repeated)")] = 0,
     option: OptionArg = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
-    records: Annotated[Optional[Path], typer.Option(help="write every game's record into this folder")] = None,
+    records: Annotated[Optional[Path], typer.Option(
+        help="write every game's record into this folder (new, or without records in it)")] = None,
 ) -> None:
     """Let bots play many games; print per-seat wins and mean scores."""
     game = _game(game_id)
@@ -172,10 +395,15 @@ def simulate(
     if games < 1:
         raise fail("--games must be at least 1")
     bot_list = _bots(game, bots, n)
-    with Progress(console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
-        task = progress.add_task("simulating", total=games)
-        sim = run_simulation(game, n, games, bot_list, seed, options, records,
-                             progress=lambda done: progress.update(task, completed=done))
+    if records is not None:
+        _check_records_folder(records, game)
+    try:
+        with Progress(console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
+            task = progress.add_task("simulating", total=games)
+            sim = run_simulation(game, n, games, bot_list, seed, options, records,
+                                 progress=lambda done: progress.update(task, completed=done))
+    except OSError as err:
+        raise fail(f"cannot write the records: {err.strerror} ({err.filename})") from None
     data = sim.to_dict()
     if as_json:
         print(json.dumps(data, indent=1))
@@ -189,57 +417,129 @@ def simulate(
     Console(width=100, highlight=False, force_terminal=False).print(table)
 
 
+def _check_records_folder(folder: Path, game: Game[Any]) -> None:
+    """Before the first game: the folder can be made and written, and holds no records to overwrite."""
+    where = safe_name(str(folder), 200)
+    if folder.exists() and not folder.is_dir():
+        raise fail(f"--records {where} is a file; give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise fail(f"cannot make the folder {where}: {err.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise fail(f"cannot write into the folder {where}")
+    clash = next(iter(folder.glob(f"{game.id}-*.json")), None)
+    if clash is not None:
+        raise fail(f"{where} already holds records ({clash.name}); give a new or empty folder")
+
+
 @app.command()
 def replay(
     path: Annotated[Path, typer.Argument(metavar="FILE", help="a game record (JSON)")],
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    step: Annotated[bool, typer.Option("--step", help="pause after every trick; a key goes on, q stops")] = False,
+    seat: Annotated[Optional[int], typer.Option("--seat", help="show only what this seat saw (its own cards)")] = None,
+    lang: LangOpt = None,
 ) -> None:
     """Re-play a game record, checking every step; print it trick by trick."""
+    _ = _lang(lang)
+    rec, _data = _read_record_file(path, _)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise fail(f"cannot read {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise fail(f"{path} is not UTF-8 text (byte {err.start})") from None
-    try:
-        rec = Record.from_json(text)
         state = replay_record(rec)
     except UpdownError as err:
-        raise fail(f"{path}: {err}") from None
+        raise fail(f"{safe_name(str(path), 200)}: {err}") from None
+    if seat is not None and not 0 <= seat < rec.players:
+        raise fail(f"--seat must be 0 to {rec.players - 1}")
     game = state.game
     finished = state.is_terminal()
+    names = [safe_name(s) for s in rec.seats]
     if as_json:
+        events = state.log if seat is None else state.view(seat)["log"]
         out = {"game": game.id, "players": rec.players, "seats": rec.seats, "steps": len(rec.steps),
                "finished": finished, "result": state.result().to_dict() if finished else None,
-               "events": state.log}
+               "seat": seat, "events": events}
         print(json.dumps(out, indent=1, ensure_ascii=False))
         return
-    console.print(f"[bold]{game.name}[/bold], {rec.players} players: {', '.join(rec.seats)}")
-    for event in state.log:
-        if event["type"] != "chose":
-            console.print(event_text(game, event, rec.seats))
+    head = Text(game.name, style="bold")
+    head.append(", " + _("{n} players").format(n=rec.players) + ": " + ", ".join(names))
+    if seat is not None:
+        head.append(" · " + _("as {name} saw it").format(name=names[seat]), style="dim")
+    console.print(head)
+    if step or seat is not None:
+        _replay_live(rec, game, names, seat, step, _)
+    else:
+        for event in state.log:
+            if event["type"] != "chose":
+                console.print(event_text(game, event, names, _))
     if finished:
         result = state.result()
-        table = Table(title="final standings")
-        table.add_column("place", justify="right")
-        table.add_column("player")
-        table.add_column("score", justify="right")
+        table = Table(title=_("final standings"))
+        table.add_column(_("place"), justify="right")
+        table.add_column(_("player"))
+        table.add_column(_("score"), justify="right")
         for s in sorted(range(rec.players), key=lambda s: (result.placings[s], s)):
-            table.add_row(str(result.placings[s]), rec.seats[s], f"{result.scores[s]:g}")
+            table.add_row(str(result.placings[s]), Text(names[s]), f"{result.scores[s]:g}")
         console.print(table)
     else:
-        console.print("[yellow]The record ends before the game is over.[/yellow]")
+        console.print(Text(_("The record ends before the game is over."), style="yellow"))
+
+
+class _StopReplay(Exception):
+    pass
+
+
+PAUSE_AFTER = frozenset({"trick", "score", "round", "lone", "thrown-in"})
+"""Event types after which ``replay --step`` waits for a key (Up or Down? pauses after each turn's draw)."""
+
+
+def _replay_live(rec: Record, game: Game[Any], names: list[str], seat: int | None, step: bool,
+                 _: Translator) -> None:
+    shown = 0
+    screen = hooks_for(game).screen
+
+    def on_step(state: State, _seat: int | None, _action: int) -> None:
+        nonlocal shown
+        log = state.log if seat is None else state.view(seat)["log"]
+        pause = False
+        for event in log[shown:]:
+            if event["type"] != "chose":
+                console.print(event_text(game, event, names, _))
+            pause = pause or event["type"] in PAUSE_AFTER or (event["type"] in ("draw", "drew") and
+                                                                game.id == "up-or-down")
+        shown = len(log)
+        if step and pause and not state.is_terminal():
+            if seat is not None:
+                console.print(screen(state.view(seat), names, _))
+            console.print(Text(_("(any key: next, q: stop)"), style="dim"))
+            try:
+                # One key at a terminal; a line from a pipe (end of input stops).
+                key = click.getchar() if sys.stdin.isatty() else (sys.stdin.readline() or "q")
+            except (EOFError, KeyboardInterrupt):
+                raise _StopReplay() from None
+            if key.strip().lower() == "q":
+                raise _StopReplay()
+
+    try:
+        replay_record(rec, on_step=on_step)
+    except _StopReplay:
+        console.print(Text(_("Stopped."), style="dim"))
+        raise typer.Exit(0) from None
+
+
+MAX_BENCH_SECONDS = 3600.0
 
 
 @app.command()
 def bench(
     game_id: Annotated[Optional[str], typer.Argument(metavar="[GAME]", help="one game (default: all)")] = None,
-    seconds: Annotated[float, typer.Option(help="seconds per game")] = 3.0,
+    seconds: Annotated[float, typer.Option(help="seconds per game (more than 0, at most 3600)")] = 3.0,
     players: Annotated[Optional[int], typer.Option(help="number of players")] = None,
     option: OptionArg = None,
     seed: Annotated[int, typer.Option(help="seed of the playouts")] = 0,
 ) -> None:
     """Random playouts through the public protocol, in games per second."""
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_BENCH_SECONDS):
+        raise fail(f"--seconds must be a number more than 0 and at most {MAX_BENCH_SECONDS:g}, not {seconds}")
     targets = [_game(game_id)] if game_id else all_games()
     for game in targets:
         n, options = _setup(game, players, option or [f"{k}={v}" for k, v in game.bench_options.items()])
@@ -254,8 +554,8 @@ def bench(
             if theirs is None:
                 console.print(f"  pyspiel {game.openspiel_peer[0]}: open_spiel is not installed")
             else:
-                console.print(f"  pyspiel {game.openspiel_peer[0]}, same loop: {theirs:,.0f} games/s; "
-                              f"ratio {result.games_per_second / theirs:.2f}")
+                console.print(f"  pyspiel {game.openspiel_peer[0]}, plain loop (chance from legal_actions): "
+                              f"{theirs:,.0f} games/s; ratio {result.games_per_second / theirs:.2f}")
 
 
 def _load_commands() -> None:
@@ -281,5 +581,5 @@ def main() -> None:
     try:
         app()
     except UpdownError as err:  # a last guard: bad input never ends in a traceback
-        err_console.print(f"[red]error:[/red] {err}", soft_wrap=True)
+        fail(str(err))
         sys.exit(2)

@@ -1,57 +1,146 @@
-"""A person at the terminal, as an agent: shown their seat's view, asked for an action in notation."""
+"""A person at the terminal, as an agent: shown their seat's view, asked for an action.
+
+Everything shown and every "why" comes from the seat's view (``updown.cli.screens``); the input
+line is read by :mod:`updown.cli.inputs`. Besides moves the player may type ``help``, ``rules``,
+``undo`` (when the session allows it), ``quit``, and ``leave`` where the game has a paid leave
+(asked to confirm).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
-from updown.cli.screens import screen_for
-from updown.core.errors import UpdownError
+from updown.cli.inputs import InputProblem, NotNow, resolve
+from updown.cli.screens import ScreenHooks, hooks_for, safe_name
 from updown.core.protocol import Game, View
+from updown.i18n import Translator
 
 
 class Quit(Exception):
     """The player typed quit, or input ended."""
 
 
+class Undo(Exception):
+    """The player asked to take back their last decision."""
+
+
+_QUIT = {"quit", "exit", "q", "beenden", "sair"}
+_HELP = {"help", "?", "hilfe", "ajuda"}
+_RULES = {"rules", "regeln", "regras"}
+_UNDO = {"undo", "zurück", "zuruck", "desfazer"}
+_YES = {"y", "yes", "j", "ja", "s", "sim"}
+
+
 class HumanAgent:
-    def __init__(self, game: Game[Any], seat: int, names: Sequence[str], console: Console):
+    def __init__(self, game: Game[Any], seat: int, names: Sequence[str], console: Console, _: Translator,
+                 *, show_rules: Callable[[], None] | None = None):
         self.game = game
         self.seat = seat
-        self.names = names
+        self.names = [safe_name(n) for n in names]
         self.console = console
-        self.screen = screen_for(game)
+        self._ = _
+        self.hooks: ScreenHooks = hooks_for(game)
+        self.show_rules = show_rules
+        self.queue: list[int] = []
+        self.can_undo = False
+        """Set by the session before each decision: whether there is a decision to take back."""
+        self.leave: int | None = None
+        """Set by the session before each decision: the seat's leave action, if the game has one."""
+        self.auto = True
+        """Play a decision with one legal choice without asking."""
 
-    leave: int | None = None
-    """Set by the CLI before each decision: the seat's leave action, if the game has one."""
+    def say(self, text: str, style: str = "") -> None:
+        self.console.print(Text(text, style=style), soft_wrap=False)
 
     def act(self, view: View, legal: Sequence[int]) -> int:
-        notations = [self.game.action_to_str(a) for a in sorted(legal)]
-        self.console.print(self.screen(view, self.names))
-        prompt = "Change the rules" if view.get("phase") == "lead" else "Your move"
-        self.console.print(f"[dim]legal: {', '.join(notations)}[/dim]")
+        _ = self._
+        legal = sorted(legal)
+        if self.queue:
+            action = self.queue.pop(0)
+            if action in legal:
+                self.say(_("Next from your line: {move}").format(move=self.game.action_name(action)), "dim")
+                return action
+            self.queue.clear()
+            self.say(_("The rest of your line no longer fits; choose again."), "yellow")
+        if self.auto and len(legal) == 1:
+            self.say(_("Only one choice, played for you: {move}").format(move=self.game.action_name(legal[0])), "dim")
+            return legal[0]
+        self.console.print(self.hooks.screen(view, self.names, _))
+        notations = [self.game.action_name(a) for a in legal]
+        self.say(_("legal: {moves}").format(moves=", ".join(notations)), "dim")
+        prompt = self.hooks.prompt(view, _)
+        extras = ["help", "rules"] + (["undo"] if self.can_undo else []) + ["quit"]
         while True:
             try:
-                text = self.console.input(f"[bold]{prompt}[/bold] (or help, quit): ").strip()
+                line = self.console.input(Text(f"{prompt} ({', '.join(extras)}): ", style="bold"))
             except EOFError:
-                raise Quit("input ended") from None
+                raise Quit(_("input ended")) from None
+            text = " ".join(line.split())
             if not text:
                 continue
-            if text.lower() in ("quit", "exit", "q"):
-                raise Quit("you left the game")
-            if text.lower() in ("help", "?"):
-                self.console.print(f"Type one of: {', '.join(notations)}")
+            word = text.lower()
+            if word in _QUIT:
+                raise Quit(_("you left the game"))
+            if word in _HELP:
+                self._help(view, notations)
                 continue
+            if word in _RULES:
+                if self.show_rules:
+                    self.show_rules()
+                continue
+            if word in _UNDO:
+                if self.can_undo:
+                    raise Undo()
+                self.say(_("There is nothing to undo yet."), "yellow")
+                continue
+            choices = legal + ([self.leave] if self.leave is not None else [])
             try:
-                action = self.game.parse_action(text)
-            except UpdownError as err:
-                self.console.print(f"[red]{err}[/red]")
+                actions = resolve(self.game, text, view, choices, _)
+            except InputProblem as err:
+                self.say(self.hooks.explain(view, text, _) or str(err), "red")
                 continue
-            if action in legal or action == self.leave:
-                return action
-            self.console.print(
-                f"[red]{self.game.action_to_str(action)} is not legal now[/red] "
-                f"(legal: {', '.join(notations)})"
-            )
+            except NotNow as err:
+                self.say(self._why_not(view, err.action, notations), "red")
+                continue
+            if actions[0] == self.leave:
+                if len(actions) > 1 or not self._confirm_leave():
+                    continue
+                return actions[0]
+            self.queue = actions[1:]
+            return actions[0]
+
+    def _why_not(self, view: View, action: int, notations: list[str]) -> str:
+        _ = self._
+        move = self.game.action_name(action)
+        reason = self.hooks.why(view, move, _)
+        if reason:
+            return _("{move} is not possible: {reason}.").format(move=move, reason=reason)
+        return _("{move} is not possible now (you can: {moves}).").format(move=move, moves=", ".join(notations))
+
+    def _confirm_leave(self) -> bool:
+        _ = self._
+        warning = self.hooks.leave_warning(_)
+        try:
+            answer = self.console.input(Text(_("{warning} Leave the game? (yes/no): ").format(warning=warning),
+                                             style="bold yellow"))
+        except EOFError:
+            raise Quit(_("input ended")) from None
+        return answer.strip().lower() in _YES
+
+    def _help(self, view: View, notations: list[str]) -> None:
+        _ = self._
+        self.say(_("Type one of: {moves}").format(moves=", ".join(notations)))
+        hand = view.get("hand")
+        if isinstance(hand, list) and hand and all(isinstance(c, str) for c in hand):
+            self.say(_("A number picks a card by its position in your hand (the small numbers before the cards)."))
+        self.say(_("Short forms: a word can be cut short (f for flip) or left out (2d for discard 2D); "
+                   "several moves can go on one line (discard 2D 3H)."))
+        self.say(_("Also: rules (the rules of the game), undo (take back your last decision), "
+                   "quit (save the game and stop)."))
+        tip = self.hooks.hint(view, _)
+        if tip:
+            self.say(tip, "dim")
