@@ -217,3 +217,19 @@ def test_unicode_digits_are_notation_errors_not_crashes():
             get_game(game_id).parse_action(text)
     answered = run("play", "updown", "--players", "2", "--seed", "1", input="²+3\nquit\n")
     assert answered.exit_code == 0 and "Traceback" not in answered.output
+
+
+def test_simulate_plays_an_exec_bot(tmp_path):
+    """A program speaking the bot protocol (docs/bot-protocol.md) plays a seat from the command line."""
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from updown.cli.app import app
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "random_bot.py"
+    bots = f"exec:{sys.executable} {example},random,random,random"
+    result = CliRunner().invoke(app, ["simulate", "updown", "--games", "2", "-o", "rounds=1", "--bots", bots, "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"games": 2' in result.output

@@ -177,7 +177,6 @@ def test_the_replay_command_exits_2_with_one_line(tmp_path_factory: pytest.TempP
         assert len(lines) == 1 and lines[0].startswith("error:"), out[:500]
 
 
-@pytest.mark.xfail(strict=True, reason="updown/cli/app.py fail() prints messages as rich markup (CLI helper's part)")
 def test_the_replay_command_shows_markup_in_a_record_as_text(tmp_path: Path) -> None:
     data = bases()[0]
     path = tmp_path / "markup.json"

@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from updown.bench import pyspiel_playouts, random_playouts
-from updown.bots import bot_names, make_bot
+from updown.bots import bot_names, is_bot_name, make_bot
 from updown.cli.human import HumanAgent, Quit
 from updown.cli.screens import event_text, hooks_for, safe_name
 from updown.cli.session import Session, bot_list_from
@@ -95,8 +95,8 @@ def _bots(game: Game[Any], spec: str | None, count: int) -> list[str]:
     if len(names) != count:
         raise fail(f"give one bot name or {count} of them, not {len(names)}")
     for name in names:
-        if name not in bot_names(game.id):
-            raise fail(f"no bot {name!r} for {game.id} (bots: {', '.join(bot_names(game.id))})")
+        if not is_bot_name(game.id, name):
+            raise fail(f"no bot {name!r} for {game.id} (bots: {', '.join(bot_names(game.id))}, exec:COMMAND)")
     return names
 
 
