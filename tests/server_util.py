@@ -108,7 +108,7 @@ class Client:
     """A WebSocket client that rebuilds its view from snapshots and frames and keeps them all."""
 
     def __init__(self, server: Server, table: str, *, cookie: str | None = None, since: int | None = None,
-                 watch: bool = False):
+                 watch: bool = False, lang: str | None = None):
         self.server = server
         self.table = table
         self.cookie = cookie
@@ -126,6 +126,7 @@ class Client:
         self.table_info: dict[str, Any] | None = None
         self.ws: ClientConnection | None = None
         self.watch = watch
+        self.lang = lang
         self.connect(since)
 
     def connect(self, since: int | None = None) -> None:
@@ -134,6 +135,8 @@ class Client:
             query.append(f"since={since}")
         if self.watch:
             query.append("watch=1")
+        if self.lang:
+            query.append(f"lang={self.lang}")
         url = f"ws://127.0.0.1:{self.server.port}/ws/tables/{self.table}" + ("?" + "&".join(query) if query else "")
         headers = {"Cookie": self.cookie} if self.cookie else {}
         self.ws = connect(url, additional_headers=headers, open_timeout=20, max_size=2**24, ping_interval=None)

@@ -446,3 +446,24 @@ def test_two_processes_share_tables_through_redis(db: str, tmp_path: Path) -> No
     finally:
         one.stop()
         two.stop()
+
+
+def test_languages_event_lines_rules_and_catalogue(server: Server) -> None:
+    alice = User(server, "alice")
+    table = make_table(alice, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"])
+    by_lang = {}
+    for lang in ("en", "de", "pt"):
+        c = Client(server, table["id"], cookie=alice.cookie(), watch=True, lang=lang)
+        snap = c.until(lambda m: m["type"] == "snapshot")
+        by_lang[lang] = snap
+        c.close()
+    n = min(len(s["lines"]) for s in by_lang.values())
+    assert n > 0
+    # The same events, told in three languages (the catalogue shared with the terminal).
+    assert by_lang["de"]["lines"][:n] != by_lang["en"]["lines"][:n] != by_lang["pt"]["lines"][:n]
+    rules = {lang: alice.get(f"/api/rules/euchre?lang={lang}").json() for lang in ("en", "de", "pt")}
+    assert {r["lang"] for r in rules.values()} == {"en", "de", "pt"}
+    assert len({r["markdown"] for r in rules.values()}) == 3
+    assert alice.get("/api/rules/chess").status_code == 404
+    cat = alice.get("/api/i18n/de").json()
+    assert cat["lang"] == "de" and len(cat["messages"]) > 100

@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field
 from updown.bots import bot_names
 from updown.core.errors import UpdownError
 from updown.core.registry import all_games, get_game
+from updown.i18n import catalogue_json, normalize
+from updown.rules import rules_text
 from updown.server.db import make_engine, upgrade
 from updown.server.hub import Bus, Hub, RedisBus, new_table_id
 from updown.server.live import SPECTATOR, ActionError, Live
@@ -331,6 +333,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise bad(404, str(err)) from None
         return store.leaderboard(game_id)
 
+    @app.get("/api/rules/{game_id}")
+    def rules(game_id: str, lang: str = "en") -> dict[str, Any]:
+        """A game's rules in short, in the project's own words (``updown rules``), as Markdown."""
+        try:
+            get_game(game_id)
+        except UpdownError as err:
+            raise bad(404, str(err)) from None
+        code = normalize(lang)
+        text = rules_text(game_id, code)
+        if text is None:
+            raise bad(404, f"no rules text for {game_id}")
+        return {"game": game_id, "lang": code, "markdown": text}
+
+    @app.get("/api/i18n/{lang}")
+    def messages(lang: str) -> Response:
+        """The message catalogue (the terminal's too) for a browser: ``{lang, plural_forms, messages}``."""
+        return Response(catalogue_json(normalize(lang)), media_type="application/json")
+
     @app.get("/api/health")
     def health() -> dict[str, Any]:
         return {"ok": True, "tables": len(hub.lives)}
@@ -350,11 +370,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if acc is not None and not watch:
             key = next((i for i, s in enumerate(live.seats) if s.account_id == acc.id and s.kind == "person"),
                        SPECTATOR)
+        lang = normalize(websocket.query_params.get("lang"))
         since_text = websocket.query_params.get("since")
         since = int(since_text) if since_text and since_text.isascii() and since_text.isdigit() and \
             len(since_text) < 10 else None
         await websocket.accept()
-        conn = Connection(websocket, key)
+        conn = Connection(websocket, key, lang)
         hub.connected(live, key, +1)
         try:
             await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
@@ -362,7 +383,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             async with live.lock:
                 await live.catch_up()
             async with conn.send_lock:
-                first = live.frame(key, since)
+                first = live.frame(key, since, lang)
                 conn.last_n = first["n"]
                 live.conns.add(conn)
                 await websocket.send_text(json.dumps(first))
@@ -417,7 +438,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await conn.error(cid, "malformed", '"since" is a frame number you received, or null')
                 return
             async with conn.send_lock:
-                frame = live.frame(conn.key, since)
+                frame = live.frame(conn.key, since, conn.lang)
                 conn.last_n = frame["n"]
                 await conn.websocket.send_text(json.dumps(frame))
         elif kind == "back":
@@ -492,9 +513,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 class Connection:
     """One client's WebSocket: its seat (or SPECTATOR) and the last frame number it was sent."""
 
-    def __init__(self, websocket: WebSocket, key: int):
+    def __init__(self, websocket: WebSocket, key: int, lang: str = "en"):
         self.websocket = websocket
         self.key = key
+        self.lang = lang
         self.last_n = -1
         self.last_table = ""
         self.send_lock = asyncio.Lock()

@@ -25,6 +25,8 @@ from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
 from updown.core.records import Record, RecordWriter
 from updown.core.registry import get_game
+from updown.i18n import translator
+from updown.i18n.events import describe as describe_event
 from updown.server.models import Seat, Table
 from updown.server.store import Conflict, Finish, Store, StepRow
 
@@ -173,14 +175,16 @@ class Live:
     def names(self) -> list[str]:
         return [s.name or f"seat {i}" for i, s in enumerate(self.seats)]
 
-    def describe(self, events: list[dict[str, Any]]) -> list[str]:
+    def describe(self, events: list[dict[str, Any]], lang: str = "en") -> list[str]:
+        """Each event explained in one line, in ``lang`` (the message catalogue of updown.i18n)."""
         names = self.names()
+        _ = translator(lang)
         out = []
         for e in events:
             try:
-                out.append(self.game.describe(e, names))
+                out.append(describe_event(self.game, e, names, _))
             except Exception:  # a line of text must never stop the table
-                out.append(e.get("type", ""))
+                out.append(str(e.get("type", "")))
         return out
 
     def legal(self, key: int) -> list[dict[str, Any]]:
@@ -194,7 +198,7 @@ class Live:
     def leave_costs(self, key: int) -> bool:
         return key != SPECTATOR and not self.state.is_terminal() and self.state.leave_action(key) is not None
 
-    def frame(self, key: int, since: int | None) -> dict[str, Any]:
+    def frame(self, key: int, since: int | None, lang: str = "en") -> dict[str, Any]:
         """A snapshot (``since`` None or unknown) or the frames after ``since``, coalesced."""
         at, view, logs = self._views[key]
         if at != len(self.steps):  # not cached for this step (cannot happen once built; kept safe)
@@ -203,11 +207,12 @@ class Live:
         n = self.frame_no(key)
         extra = {"legal": self.legal(key), "clock": self.clock(), "leave_costs": self.leave_costs(key)}
         if since is None or not 0 <= since <= n:
-            return {"type": "snapshot", "n": n, "view": {**view, "log": logs}, "lines": self.describe(logs), **extra}
+            return {"type": "snapshot", "n": n, "view": {**view, "log": logs}, "lines": self.describe(logs, lang),
+                    **extra}
         start = self.frames[key].loglens[since]
         events = logs[start:]
         return {"type": "frame", "n": n, "from": since, "view": view, "events": events,
-                "lines": self.describe(events), **extra}
+                "lines": self.describe(events, lang), **extra}
 
     def clock(self) -> dict[str, float]:
         """Seconds left for each person who must act, when the table has a move timer."""
@@ -253,7 +258,7 @@ class Live:
         A connection's frame is built and sent under its own lock, so two broadcasts never send
         one client overlapping frames, and each frame starts where the client's last one ended."""
         dead = []
-        payloads: dict[tuple[int, int, int], str] = {}
+        payloads: dict[tuple[int, int, int, str], str] = {}
         table = json.dumps({"type": "table", "table": self.public()})
         for conn in list(self.conns):
             key = conn.key
@@ -261,9 +266,9 @@ class Live:
                 async with conn.send_lock:
                     n = self.frame_no(key)
                     if n != conn.last_n:
-                        cache_key = (key, conn.last_n, n)
+                        cache_key = (key, conn.last_n, n, conn.lang)
                         if cache_key not in payloads:
-                            payloads[cache_key] = json.dumps(self.frame(key, conn.last_n))
+                            payloads[cache_key] = json.dumps(self.frame(key, conn.last_n, conn.lang))
                         await conn.websocket.send_text(payloads[cache_key])
                         conn.last_n = n
                     if table != conn.last_table:  # the table's public state, when it changed
