@@ -273,3 +273,11 @@ def test_an_unwritable_folder_is_a_clear_error(tmp_path: Path):
     result = cli("updown", "--bots", "random,random", "-n", "2", "--workers", "1", "--out", str(blocker / "sub"))
     assert result.exit_code == 2 and "cannot create" in result.output
     assert result.output.strip().count("\n") == 0
+
+
+def test_without_the_arena_extra_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openskill" else real(name, *a))
+    result = cli("updown", "--bots", "random,random", "-n", "2", "--workers", "1")
+    assert result.exit_code == 2
+    assert "needs openskill: pip install 'updown[arena]'" in result.output

@@ -35,6 +35,8 @@ def write_plots(results: dict[str, Any], folder: Path) -> list[Path]:
     lineup = results["lineup"]
     title = f"{lineup['game']}: {results['games']} games ({results['deals']} deals × {results['seatings']} seatings)"
     sides = _sides(results)
+    palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = {entry: palette[i % len(palette)] for i, (entry, _) in enumerate(sides)}
     history = results["rating_history"]
     games = [point["games"] for point in history]
 
@@ -42,9 +44,9 @@ def write_plots(results: dict[str, Any], folder: Path) -> list[Path]:
     for entry, name in sides:
         mu = [point["mu"][entry] for point in history]
         sigma = [point["sigma"][entry] for point in history]
-        line, = ax.plot(games, mu, label=name, linewidth=1.5)
+        ax.plot(games, mu, label=name, linewidth=1.5, color=colours[entry])
         ax.fill_between(games, [m - 1.96 * s for m, s in zip(mu, sigma)],
-                        [m + 1.96 * s for m, s in zip(mu, sigma)], color=line.get_color(), alpha=0.2)
+                        [m + 1.96 * s for m, s in zip(mu, sigma)], color=colours[entry], alpha=0.2)
     ax.set_xlabel("games played")
     ax.set_ylabel("openskill μ (band: μ ± 1.96σ)")
     ax.set_title(title)
@@ -63,10 +65,9 @@ def write_plots(results: dict[str, Any], folder: Path) -> list[Path]:
     for entry, name in sides:
         values = diffs[entry]
         mean = sum(values) / len(values)
-        patches = ax.hist(values, bins=bins, range=(low, high) if high > low else None, alpha=0.45,
-                          label=f"{name} (mean {mean:+.3g})")[2]
-        colour = patches[0].get_facecolor() if len(patches) else None
-        ax.axvline(mean, color=colour, linewidth=1.5, alpha=1.0)
+        ax.hist(values, bins=bins, range=(low, high) if high > low else None, alpha=0.45,
+                color=colours[entry], label=f"{name} (mean {mean:+.3g})")
+        ax.axvline(mean, color=colours[entry], linewidth=1.5)
     ax.set_xlabel("score minus the opponents' mean score, per game")
     ax.set_ylabel("games")
     ax.set_title(title)

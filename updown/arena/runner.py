@@ -14,11 +14,12 @@ bots, another game or another seed.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any, TextIO
@@ -30,6 +31,9 @@ CONFIG = "arena.json"
 DEALS = "deals.jsonl"
 RESULTS = "results.json"
 RECORDS = "records"
+
+Deals = Generator[dict[str, Any], None, None]
+"""Finished deals, in the order they finish."""
 
 Progress = Callable[[int, int], None]
 """Called with (games done, games in the run) at the start and after every finished deal."""
@@ -132,7 +136,7 @@ def batches(deals: Sequence[int], slots: int, most: int) -> list[list[int]]:
     return [list(deals[i:i + size]) for i in range(0, len(deals), size)]
 
 
-def _in_process(lineup: dict[str, Any], deals: Sequence[int], records: bool) -> Iterator[dict[str, Any]]:
+def _in_process(lineup: dict[str, Any], deals: Sequence[int], records: bool) -> Deals:
     for d in deals:
         yield from play_deals(lineup, [d], records)
 
@@ -142,12 +146,12 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool,
-               workers: int) -> Iterator[dict[str, Any]]:
-    todo = iter(batches(deals, workers, 16))
+def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool, workers: int) -> Deals:
+    todo = iter(batches(deals, workers, 8))
     context = multiprocessing.get_context("spawn")  # no fork of a process that runs threads
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
     pending: set[Future[list[dict[str, Any]]]] = set()
+    finished = False
     try:
         def refill() -> None:
             while len(pending) < 2 * workers:
@@ -158,17 +162,31 @@ def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool,
 
         refill()
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
                 pending.discard(future)
                 yield from future.result()
             refill()
+        finished = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if not finished:
+            # Stopped (Ctrl-C, an error, the caller closed us): the deals in hand are not wanted.
+            _terminate(pool)
+        pool.shutdown(wait=finished, cancel_futures=True)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now rather than after the batches they have been given."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def _ray(lineup: dict[str, Any], deals: Sequence[int], records: bool, address: str,
-         workers: int) -> Iterator[dict[str, Any]]:
+         workers: int) -> Deals:
     try:
         import ray
     except ImportError:
@@ -177,14 +195,15 @@ def _ray(lineup: dict[str, Any], deals: Sequence[int], records: bool, address: s
     if not ray.is_initialized():
         try:
             if address == "local":
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
             else:
-                ray.init(address=address, log_to_driver=False)
+                ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         except Exception as err:  # ray raises ConnectionError, RuntimeError, ValueError...
             raise ArenaError(f"cannot start Ray at {address!r}: {str(err).splitlines()[0]}") from None
         started = True
     try:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+        cpus = max(1, int(resources.get("CPU", 1)))
         task = ray.remote(play_deals)
         todo = iter(batches(deals, cpus, 32))
         pending: list[Any] = []

@@ -216,7 +216,7 @@ class Ratings:
     def rate(self, placings: Sequence[int]) -> None:
         """Update with one game; ``placings`` by entry (partners share theirs)."""
         teams = [[self.current[e] for e in team] for team in self.teams]
-        ranks = [min(placings[e] for e in team) for team in self.teams]
+        ranks: list[float] = [float(min(placings[e] for e in team)) for team in self.teams]
         rated = self.model.rate(teams, ranks=ranks)
         for team, new in zip(self.teams, rated):
             for e, rating in zip(team, new):

@@ -144,7 +144,8 @@ def arena(
     else:
         _print(results, game.name)
     how = f"Ray ({ray})" if ray is not None else f"{n_workers} worker{'s' * (n_workers != 1)}"
-    err_console.print(f"{played} games played in {seconds:.1f} s ({played / seconds:,.1f} games/s, {how}).")
+    err_console.print(f"{played} games played in {seconds:.1f} s ({played / seconds:,.1f} games/s, {how}; "
+                      "wall time, starting the workers included).")
     if out is not None:
         err_console.print(f"Written to {out}: {RESULTS}, {DEALS}, ratings.png, differences.png"
                           f"{', records/' if records else ''}.")
