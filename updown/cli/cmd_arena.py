@@ -9,14 +9,21 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from updown.arena import ArenaError, deals_for, make_lineup, run_arena
 from updown.arena.runner import DEALS, RESULTS, default_workers
 from updown.arena.stats import public
-from updown.cli.app import OptionArg, _game, app, console, err_console, fail
+from updown.cli.app import OptionArg, _game, app, console, err_console
+from updown.cli.app import fail as _fail
 from updown.core.errors import UpdownError
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """The CLI's one-line error, with the message taken literally (``'updown[arena]'`` is no markup)."""
+    return _fail(escape(message), code)
 
 
 def _whole(option: str, text: str, minimum: int | None = None) -> int:
