@@ -20,6 +20,7 @@ from updown.arena.duplicate import Lineup, seat_of
 from updown.arena.runner import DEALS
 from updown.arena.stats import interval, t_quantile
 from updown.cli.app import app
+from updown.core.errors import UpdownError
 from updown.core.records import Record, replay
 from updown.core.registry import all_games, get_game
 
@@ -135,6 +136,12 @@ def test_one_and_two_workers_give_identical_results_and_another_seed_differs():
     assert one == two
     other = run_arena(lineup("up-or-down", ["greedy", "random", "random"], seed=12), 6, workers=1)
     assert other["entries"] != one["entries"]
+
+
+def test_an_error_in_a_worker_reaches_the_caller_as_itself():
+    bad = Lineup("updown", 2, {"rounds": 0}, ("random", "random"), 0, ((0,), (1,)))
+    with pytest.raises(UpdownError, match="rounds must be 1 to 50"):
+        run_arena(bad, 4, workers=2)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")

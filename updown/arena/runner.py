@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from updown.arena.duplicate import ArenaError, Lineup, deal_seed, play_deals
 from updown.arena.stats import public, summarise
+from updown.core.errors import UpdownError
 
 CONFIG = "arena.json"
 DEALS = "deals.jsonl"
@@ -218,7 +219,15 @@ def _ray(lineup: dict[str, Any], deals: Sequence[int], records: bool, address: s
                     return
                 finished, pending = ray.wait(pending, num_returns=1)
                 for ref in finished:
-                    yield from ray.get(ref)
+                    try:
+                        deals_done = ray.get(ref)
+                    except ray.exceptions.RayTaskError as err:
+                        # A bot's illegal move or a bad setting reads as it would without Ray.
+                        cause = getattr(err, "cause", None)
+                        if isinstance(cause, UpdownError):
+                            raise cause from None
+                        raise
+                    yield from deals_done
         finally:
             for ref in pending:
                 ray.cancel(ref)
