@@ -11,6 +11,8 @@ Usage: python benchmarks/arena_scaling.py [rounds] [games]   (defaults: 3 rounds
 
 from __future__ import annotations
 
+import logging
+import os
 import statistics
 import sys
 import time
@@ -33,8 +35,9 @@ def main() -> None:
         ray = None  # type: ignore[assignment]
     if ray is not None:
         started = time.perf_counter()
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         print(f"Ray local instance (num_cpus=2) started in {time.perf_counter() - started:.1f} s")
+    load_before = os.getloadavg()[0]
     ways: dict[str, dict[str, Any]] = {"1 worker": {"workers": 1}, "2 workers": {"workers": 2}}
     if ray is not None:
         ways["Ray, 2 CPUs"] = {"ray": "auto"}
@@ -61,7 +64,8 @@ def main() -> None:
         print(f"  {way:12} median {statistics.median(values):7.1f} games/s "
               f"(runs: {', '.join(f'{v:.1f}' for v in values)}); "
               f"ratio to 1 worker: median {statistics.median(ratios):.2f}")
-    print("The machine has 2 cores shared with other jobs: a ratio below 2 is partly their load.")
+    print(f"The machine has 2 cores shared with other jobs (load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after): a ratio below 2 is partly their load.")
 
 
 if __name__ == "__main__":

@@ -113,19 +113,32 @@ class Store:
             done.setdefault(deal["deal"], deal)
         return done
 
-    def append(self, deal: dict[str, Any]) -> None:
-        self._file.write(json.dumps(deal, separators=(",", ":")) + "\n")
-        self._file.flush()
+    def keep(self, deal: dict[str, Any]) -> None:
+        """Store a finished deal: its games' records (taken out of it), then its line."""
+        try:
+            for game in deal["games"]:
+                text = game.pop("record", None)
+                if text is not None:
+                    folder = self.folder / RECORDS
+                    folder.mkdir(exist_ok=True)
+                    name = f"{self.lineup.game}-deal{deal['deal']:06d}-seating{game['seating']}.json"
+                    (folder / name).write_text(text, encoding="utf-8")
+            self._file.write(json.dumps(deal, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as err:  # a full disk, a folder removed under us
+            raise ArenaError(f"cannot write to {self.folder}: {err.strerror or err}") from None
 
-    def write_record(self, deal: int, seating: int, text: str) -> None:
-        folder = self.folder / RECORDS
-        folder.mkdir(exist_ok=True)
-        (folder / f"{self.lineup.game}-deal{deal:06d}-seating{seating}.json").write_text(text, encoding="utf-8")
+    def finish(self, results: dict[str, Any], plots: bool) -> None:
+        """Write the results and, if asked, the plots."""
+        try:
+            path = self.folder / RESULTS
+            path.write_text(json.dumps(public(results), indent=1) + "\n", encoding="utf-8")
+            if plots:
+                from updown.arena.plots import write_plots
 
-    def write_results(self, results: dict[str, Any]) -> Path:
-        path = self.folder / RESULTS
-        path.write_text(json.dumps(public(results), indent=1) + "\n", encoding="utf-8")
-        return path
+                write_plots(results, self.folder)
+        except OSError as err:
+            raise ArenaError(f"cannot write to {self.folder}: {err.strerror or err}") from None
 
     def close(self) -> None:
         self._file.close()
@@ -277,7 +290,7 @@ def run_arena(
     if progress:
         progress(len(done) * lineup.seatings, total)
     plain = lineup.to_dict()
-    if ray is not None:
+    if ray is not None and todo:
         stream = _ray(plain, todo, records, ray, workers)
     elif workers > 1 and len(todo) > 1:
         stream = _processes(plain, todo, records, min(workers, len(todo)))
@@ -286,11 +299,7 @@ def run_arena(
     try:
         for deal in stream:
             if store is not None:
-                for game in deal["games"]:
-                    text = game.pop("record", None)
-                    if text is not None:
-                        store.write_record(deal["deal"], game["seating"], text)
-                store.append(deal)
+                store.keep(deal)
             done[deal["deal"]] = deal
             if progress:
                 progress(len(done) * lineup.seatings, total)
@@ -300,11 +309,7 @@ def run_arena(
             store.close()
     results = summarise(lineup, list(done.values()))
     if store is not None:
-        store.write_results(results)
-        if plots:
-            from updown.arena.plots import write_plots
-
-            write_plots(results, store.folder)
+        store.finish(results, plots)
     return results
 
 
