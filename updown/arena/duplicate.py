@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from updown.bots import bot_names, make_bot
@@ -48,7 +48,7 @@ class Lineup:
     options: dict[str, Any]
     bots: tuple[str, ...]
     seed: int
-    teams: tuple[tuple[int, ...], ...] = field(default=())
+    teams: tuple[tuple[int, ...], ...]
     """Entries that play as partners; every entry is its own team in a game without partners."""
 
     def to_dict(self) -> dict[str, Any]:
