@@ -11,7 +11,6 @@ only what the page itself needs:
 * ``GET /web/rules/{game}?lang=``: a short rules summary, until the shared catalogue has them.
 """
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Any

@@ -82,7 +82,7 @@ export function seatBox(ctx, s) {
     h('div', {class: 'seat-name'}, h('strong', {}, seatName(ctx, s)), you ? h('span', {class: 'you-tag'}, t('you')) : null),
     h('div', {class: 'seat-status'}, status),
     h('div', {class: 'seat-info'},
-      sizes[s] !== undefined ? h('span', {class: 'cards-left'}, t('{n} cards', {n: sizes[s]})) : null,
+      sizes[s] !== undefined ? h('span', {class: 'cards-left'}, sizes[s] === 1 ? t('1 card') : t('{n} cards', {n: sizes[s]})) : null,
       toAct ? h('span', {class: 'tag act-now'}, t('to play')) : null, clock, chips),
     hand);
 }

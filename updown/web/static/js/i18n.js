@@ -27,7 +27,7 @@ export async function setLang(code) {
   document.documentElement.lang = code;
 }
 
-// t('Hello {name}', {name: 'Ana'})
+// t(msgid, {name: 'Ana'}) fills {name} in the translation.
 export function t(msgid, params) {
   let s = messages[msgid] || msgid;
   if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));

@@ -231,7 +231,7 @@ export class TableClient {
       parts.push(this.linesPanel());
     } else parts.push(h('p', {class: 'muted'}, t('Loading…')));
     mount(this.root, h('div', {class: 'table-page', 'data-n': this.n === null ? '' : this.n,
-      'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-busy': this.canAct() ? '0' : '1'}, parts));
+      'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-phase': this.view ? this.view.phase : '', 'data-busy': this.canAct() ? '0' : '1'}, parts));
     const lines = this.root.querySelector('.lines');
     if (lines && stick) lines.scrollTop = lines.scrollHeight;
     if (focusKey) {
