@@ -142,7 +142,7 @@ def test_a_whole_game_against_bots_by_clicks(server: Server, browser: object, ga
     rng = random.Random(game)
 
     def each(p: object, clicks: int) -> None:
-        if clicks == 9:
+        if clicks == 4:
             shot(p, f"{game}-table")
 
     play_to_end([page], rng, prefer=prefer, each=each, timeout=170)

@@ -18,7 +18,7 @@ export default {
     out.push(chip(t('Playing to'), String(v.target)));
     out.push(chip(t('Dealer'), seatName(ctx, v.dealer)));
     if (v.upcard) {
-      const down = !v.trump && v.phase === 'bid2';
+      const down = !v.up_taken && v.phase !== 'bid1' && v.trump !== v.upcard.slice(-1);
       out.push(chip(t('Up-card'), h('span', {}, cardFace(v.upcard, {cls: `small ${down ? 'turned-down' : ''}`}),
         down ? ` ${t('turned down')}` : '')));
     }

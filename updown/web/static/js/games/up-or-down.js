@@ -41,19 +41,19 @@ function ring(ctx) {
     box.appendChild(node);
   });
   const down = canPlay(ctx, 'draw down')
-    ? actionButton(ctx, 'draw down', pileFace(null, v.down), {cls: 'pile', label: t('Draw from the face-down pile')})
-    : h('div', {class: 'pile'}, pileFace(null, v.down));
+    ? actionButton(ctx, 'draw down', pileFace(null, v.down, 'down'), {cls: 'pile', label: t('Draw from the face-down pile')})
+    : h('div', {class: 'pile'}, pileFace(null, v.down, 'down'));
   const up = canPlay(ctx, 'draw up')
-    ? actionButton(ctx, 'draw up', pileFace(v.up_top, v.up), {cls: 'pile', label: t('Draw the face-up card')})
-    : h('div', {class: 'pile'}, pileFace(v.up_top, v.up));
+    ? actionButton(ctx, 'draw up', pileFace(v.up_top, v.up, 'up'), {cls: 'pile', label: t('Draw the face-up card')})
+    : h('div', {class: 'pile'}, pileFace(v.up_top, v.up, 'up'));
   box.appendChild(h('div', {class: 'piles'}, down, up));
   return box;
 }
 
-function pileFace(top, count) {
+function pileFace(top, count, kind) {
   return h('span', {class: 'pile-face'},
-    top === null ? h('span', {class: 'ncard back'}, count ? '▼' : '∅') : numCard(top),
-    h('span', {class: 'pile-count'}, top === null ? t('face down: {n}', {n: count}) : t('face up: {n}', {n: count})));
+    top === null ? h('span', {class: 'ncard back'}, count ? (kind === 'up' ? '▲' : '▼') : '∅') : numCard(top),
+    h('span', {class: 'pile-count'}, kind === 'down' ? t('face down: {n}', {n: count}) : t('face up: {n}', {n: count})));
 }
 
 function columnNode(ctx, s, k, col) {
