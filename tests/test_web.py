@@ -193,3 +193,56 @@ def test_language_switch_and_a_trick_on_a_360px_phone(server: Server, browser: o
     page.wait_for_selector("text=Your hand")
     assert not finished(page) or page.locator("[data-results]").count() == 1
     no_errors(page)
+
+
+def test_an_unacknowledged_action_is_resent_with_its_id_after_a_drop(server: Server, browser: object) -> None:
+    """The connection drops after the server stored an action but before the page heard the ack:
+    the page reconnects with ?since=N and sends the same id again, which is acknowledged, not replayed."""
+    import json
+    import re
+
+    page = new_page(browser, server.base)
+    sent: list[str] = []
+    urls: list[str] = []
+    state: dict[str, object] = {}
+
+    def route(ws: object) -> None:
+        urls.append(ws.url)
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "act":
+                sent.append(data["id"])
+                state.setdefault("dropped_id", data["id"])
+            upstream.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "ack" and data.get("id") == state.get("dropped_id") and not state.get("dropped"):
+                state["dropped"] = True
+                ws.close()  # the ack never reaches the page
+                return
+            ws.send(message)
+
+        ws.on_message(from_page)
+        upstream.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    guest(page, "Resend")
+    create_table(page, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"deals": 1})
+    page.wait_for_selector(".hand-card")
+    rng = random.Random(5)
+    from web_util import click_one
+
+    for _ in range(6):
+        click_one(page, rng, prefer=("pass",))
+        if len(sent) >= 3:
+            break
+    assert state.get("dropped"), "no action was sent"
+    dropped = state["dropped_id"]
+    assert sent.count(dropped) == 2, sent  # sent, then resent after the reconnect
+    assert any("since=" in url for url in urls[1:]), urls  # the reconnect asked only for what it missed
+    assert page.locator(".banner.error").count() == 0  # never applied twice (that would be refused)
+    assert page.evaluate("window.__table.pending.size") == 0
+    no_errors(page)
