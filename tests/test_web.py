@@ -101,7 +101,7 @@ def test_two_people_and_two_bots_play_updown_to_the_end_while_a_spectator_sees_n
     alice.wait_for_selector(".replay-bar")
     alice.select_option("#replay-mode", "spectator")
     alice.click("[aria-label='First step']")
-    for _ in range(40):
+    for _ in range(70):
         alice.click("#replay-forward")
     assert alice.locator(".mini-hand").count() == 0
     alice.select_option("#replay-mode", "all")
