@@ -1,0 +1,248 @@
+"""The browser client in Debian's Chromium (Playwright) over a real ``updown serve`` process.
+
+People sign up, create tables, play whole games by clicking, watch, reload, switch language and
+play on a 360 px phone. Screenshots of every table go to ``test-output/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server_util import Server
+from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, create_table, finished, guest, new_page, play_to_end, \
+    register, shot
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set UPDOWN_TEST_CHROMIUM)",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("web")
+    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def no_errors(*pages: object) -> None:
+    for page in pages:
+        assert page.errors == [], page.errors  # type: ignore[attr-defined]
+
+
+def test_two_people_and_two_bots_play_updown_to_the_end_while_a_spectator_sees_no_hand(server: Server, browser: object) -> None:
+    alice = new_page(browser, server.base, watch_hands=True)
+    bob = new_page(browser, server.base)
+    watcher = new_page(browser, server.base, watch_hands=True)
+    register(alice, "alice")
+    register(bob, "bob")
+    table = create_table(alice, "updown", ["me", "open", "bot:greedy", "bot:random"], {"rounds": 1}, rated=True)
+    assert alice.locator(".waiting").is_visible()
+    assert table in alice.locator(".invite input").input_value()
+
+    # Bob follows the invitation link and takes the open seat; the game starts by itself.
+    bob.goto(f"/t/{table}")
+    bob.click("[data-join='1']")
+    bob.wait_for_selector(".hand-card")
+    alice.wait_for_selector(".hand-card")
+    watcher.goto(f"/t/{table}?watch=1")
+    watcher.wait_for_selector(".board")
+    assert watcher.locator("[data-spectator]").is_visible()
+
+    rng = random.Random(7)
+    reloaded = {"done": False}
+
+    def each(page: object, clicks: int) -> None:
+        # The spectator never holds a hand card, whatever happens at the table.
+        assert watcher.locator(".hand-card, .hand-wrap, .mini-hand, .card.chosen").count() == 0
+        if clicks == 12:
+            shot(alice, "updown-table")
+            shot(watcher, "updown-spectator")
+        if not reloaded["done"] and page is alice and alice.get_attribute(".table-page", "data-phase") == "choose" \
+                and alice.locator(".card.chosen").count() == 1 and bob.locator(f".table-page[data-busy='0'] {ENABLED}").count():
+            reload_mid_trick(alice)
+            reloaded["done"] = True
+
+    clicks = play_to_end([alice, bob], rng, each=each, timeout=150)
+    assert reloaded["done"], "no moment mid-trick came to reload"
+    assert clicks > 20
+    for page in (alice, bob, watcher):
+        page.wait_for_selector("[data-results]")
+    shot(alice, "updown-end")
+    results = alice.locator("[data-results]")
+    assert "alice" in results.inner_text() and "bob" in results.inner_text()
+    # Rated: each seat's rating change is shown.
+    assert results.locator("tbody tr").count() == 4
+    assert "→" in results.inner_text()
+    assert alice.locator("[data-results] a[download]").get_attribute("href") == f"/api/tables/{table}/record"
+    assert watcher.evaluate("window.__handSeen") == 0
+    assert watcher.locator(".hand-card").count() == 0
+    assert alice.evaluate("window.__handSeen") > 0  # the watch does see hands where there are some
+    no_errors(alice, bob, watcher)
+
+    # The replay viewer: as a spectator no hands; with all hands, every seat's cards.
+    alice.click("text=Watch the replay")
+    alice.wait_for_selector(".replay-bar")
+    alice.select_option("#replay-mode", "spectator")
+    alice.click("[aria-label='First step']")
+    for _ in range(70):
+        alice.click("#replay-forward")
+    assert alice.locator(".mini-hand").count() == 0
+    alice.select_option("#replay-mode", "all")
+    assert alice.locator(".mini-hand").count() == 4
+    assert alice.locator(".mini-hand .card").count() > 10
+    step = alice.get_attribute(".replay-bar", "data-step")
+    alice.click("#replay-back")
+    assert int(alice.get_attribute(".replay-bar", "data-step") or 0) == int(step or 0) - 1
+    shot(alice, "replay")
+
+
+def reload_mid_trick(page: object) -> None:
+    """Alice has chosen her card and Bob has not: reload, and she is back where she was."""
+    chosen = page.locator(".card.chosen").get_attribute("title")
+    hand = sorted(page.eval_on_selector_all(".hand-card", "els => els.map(e => e.dataset.card)"))
+    n = page.get_attribute(".table-page", "data-n")
+    page.reload()
+    page.wait_for_selector(".card.chosen")
+    assert page.locator(".card.chosen").get_attribute("title") == chosen
+    assert sorted(page.eval_on_selector_all(".hand-card", "els => els.map(e => e.dataset.card)")) == hand
+    assert page.get_attribute(".table-page", "data-n") == n
+    assert page.get_attribute(".table-page", "data-phase") == "choose"
+    assert page.locator(f".table-page {ENABLED}").count() == 0  # she has chosen: nothing to play
+
+
+@pytest.mark.parametrize("game,options,prefer", [
+    ("euchre", {"deals": 1}, ()),
+    ("updown-sueca", {}, ("sit out", "done", "trump")),
+    ("up-or-down", {"length": "short"}, ("new",)),
+])
+def test_a_whole_game_against_bots_by_clicks(server: Server, browser: object, game: str, options: dict[str, object],
+                                             prefer: tuple[str, ...]) -> None:
+    page = new_page(browser, server.base)
+    name = f"solo-{game}"[:24]
+    register(page, name)
+    table = create_table(page, game, ["me", "bot:greedy", "bot:greedy", "bot:random"], options, rated=True)
+    page.wait_for_selector(".board")
+    rng = random.Random(game)
+
+    def each(p: object, clicks: int) -> None:
+        if clicks == 4:
+            shot(p, f"{game}-table")
+
+    play_to_end([page], rng, prefer=prefer, each=each, timeout=170)
+    shot(page, f"{game}-end")
+    results = page.locator("[data-results]").inner_text()
+    assert name in results
+    if game == "updown-sueca":  # a rated Sueca match settles RISCOS: the change shows, and the balance
+        riscos = httpx.get(f"{server.base}/api/tables/{table}").json()["result"]["server"]["riscos"]
+        assert f"{riscos[0]:+d}" if riscos[0] else "0" in results
+        page.goto("/account")
+        page.wait_for_selector("[data-balance]")
+        assert page.locator("[data-balance]").inner_text().startswith(f"{riscos[0]} RISCOS")
+    no_errors(page)
+
+
+def test_language_switch_and_a_trick_on_a_360px_phone(server: Server, browser: object) -> None:
+    page = new_page(browser, server.base, width=360, height=760)
+    guest(page, "Phone")
+    create_table(page, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"deals": 1})
+    page.wait_for_selector(".hand-card")
+    rng = random.Random(3)
+    from web_util import click_one
+
+    # Play until the first trick is over, by taps only.
+    for _ in range(30):
+        if "Trick 1:" in page.locator(".lines").inner_text():
+            break
+        click_one(page, rng, prefer=("pass",))
+        page.wait_for_timeout(30)
+    assert "Trick 1:" in page.locator(".lines").inner_text()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page is {width} px wide on a 360 px screen"
+    shot(page, "euchre-phone-360")
+
+    page.select_option("#lang", "de")
+    page.wait_for_selector("text=Deine Hand")
+    assert page.locator("text=Regeln").count() >= 1
+    shot(page, "euchre-phone-de")
+    page.select_option("#lang", "pt")
+    page.wait_for_selector("text=A tua mão")
+    assert page.locator("button:has-text('Regras')").count() == 1
+    shot(page, "euchre-phone-pt")
+    page.click("button:has-text('Regras')")
+    page.wait_for_selector(".rules .md")
+    assert "Euchre" in page.locator(".modal").inner_text()
+    page.keyboard.press("Escape")
+    page.select_option("#lang", "en")
+    page.wait_for_selector("text=Your hand")
+    assert not finished(page) or page.locator("[data-results]").count() == 1
+    no_errors(page)
+
+
+def test_an_unacknowledged_action_is_resent_with_its_id_after_a_drop(server: Server, browser: object) -> None:
+    """The connection drops after the server stored an action but before the page heard the ack:
+    the page reconnects with ?since=N and sends the same id again, which is acknowledged, not replayed."""
+    import json
+    import re
+
+    page = new_page(browser, server.base)
+    sent: list[str] = []
+    urls: list[str] = []
+    state: dict[str, object] = {}
+
+    def route(ws: object) -> None:
+        urls.append(ws.url)
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "act":
+                sent.append(data["id"])
+                state.setdefault("dropped_id", data["id"])
+            upstream.send(message)
+
+        def from_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "ack" and data.get("id") == state.get("dropped_id") and not state.get("dropped"):
+                state["dropped"] = True
+                ws.close()  # the ack never reaches the page
+                return
+            ws.send(message)
+
+        ws.on_message(from_page)
+        upstream.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    guest(page, "Resend")
+    create_table(page, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"deals": 1})
+    page.wait_for_selector(".hand-card")
+    rng = random.Random(5)
+    from web_util import click_one
+
+    for _ in range(6):
+        click_one(page, rng, prefer=("pass",))
+        if len(sent) >= 3:
+            break
+    assert state.get("dropped"), "no action was sent"
+    dropped = state["dropped_id"]
+    assert sent.count(dropped) == 2, sent  # sent, then resent after the reconnect
+    assert any("since=" in url for url in urls[1:]), urls  # the reconnect asked only for what it missed
+    assert page.locator(".banner.error").count() == 0  # never applied twice (that would be refused)
+    assert page.evaluate("window.__table.pending.size") == 0
+    no_errors(page)

@@ -1,0 +1,136 @@
+"""Helpers for the browser tests: Debian's Chromium driven by Playwright, and a player who plays
+only by clicking what the page offers."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page
+
+CHROMIUM = os.environ.get("UPDOWN_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parent.parent / "test-output" / "screenshots"
+
+ENABLED = "[data-action]:not([disabled])"
+READY = f".table-page[data-busy='0'] {ENABLED}"
+
+# Watches the DOM from the first moment of the page: remembers if a hand card ever appeared.
+HAND_WATCH = """
+window.__handSeen = 0;
+const seen = () => { if (document.querySelector('.hand-card, .hand-wrap, .mini-hand, .card.chosen')) window.__handSeen++; };
+new MutationObserver(seen).observe(document, {subtree: true, childList: true});
+"""
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def new_page(browser: Browser, base: str, *, width: int = 1100, height: int = 900, lang: str = "en",
+             watch_hands: bool = False) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height}, base_url=base, locale="en-GB")
+    context.add_init_script(f"localStorage.setItem('updown.lang', '{lang}');")
+    if watch_hands:
+        context.add_init_script(HAND_WATCH)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def register(page: Page, name: str, password: str = "pass-word-1") -> None:
+    page.goto("/signin")
+    page.fill("#register-form input[name=name]", name)
+    page.fill("#register-form input[name=password]", password)
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#create-form")
+
+
+def guest(page: Page, name: str = "Guest") -> None:
+    page.goto("/signin")
+    page.fill("#guest-form input[name=name]", name)
+    page.click("#guest-form button[type=submit]")
+    page.wait_for_selector("#create-form")
+
+
+def create_table(page: Page, game: str, seats: list[str], options: dict[str, Any] | None = None,
+                 rated: bool = False) -> str:
+    """Fill the lobby's form and create the table; returns its id (from the page's address)."""
+    page.select_option("#create-game", game)
+    page.select_option("#create-players", str(len(seats)))
+    for i, spec in enumerate(seats):
+        if i:
+            page.select_option(f"select[data-seat='{i}']", spec)
+    for key, value in (options or {}).items():
+        if isinstance(value, bool):
+            page.set_checked(f"#opt-{key}", value)
+        elif page.locator(f"select#opt-{key}").count():
+            page.select_option(f"#opt-{key}", str(value))
+        else:
+            page.fill(f"#opt-{key}", str(value))
+    if rated:
+        page.check("#create-form input[name=rated]")
+    page.click("#create-button")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector(".table-page")
+    return page.url.rsplit("/", 1)[1].split("?")[0]
+
+
+def frame_no(page: Page) -> str | None:
+    return page.get_attribute(".table-page", "data-n")
+
+
+def finished(page: Page) -> bool:
+    return page.locator("[data-results]").count() > 0
+
+
+def click_one(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> str | None:
+    """Click one legal action the page offers (a preferred one if offered); None if none is offered.
+    Waits until the page has taken the click (its frame number changed, or an error came)."""
+    for _attempt in range(5):
+        actions = page.eval_on_selector_all(READY, "els => els.map(e => e.dataset.action)")
+        if not actions:
+            return None
+        choice = next((a for p in prefer for a in actions if a == p or a.startswith(p + " ")), None) \
+            or rng.choice(sorted(set(actions)))
+        n0 = frame_no(page)
+        try:
+            page.locator(f"{READY}[data-action='{choice}']").first.click(timeout=3000)
+        except Exception:
+            continue  # the page re-drew meanwhile; look again
+        page.wait_for_function(
+            "n0 => { const el = document.querySelector('.table-page');"
+            " return !el || el.dataset.n !== n0 || document.querySelector('[data-results], .banner.error'); }",
+            arg=n0, timeout=15_000)
+        return choice
+    return None
+
+
+def play_to_end(pages: list[Page], rng: random.Random, *, timeout: float = 150.0, prefer: tuple[str, ...] = (),
+                each: Any = None) -> int:
+    """Let each page click legal actions until every page shows the results; returns clicks made."""
+    deadline = time.time() + timeout
+    clicks = 0
+    while time.time() < deadline:
+        if all(finished(p) for p in pages):
+            return clicks
+        acted = False
+        for page in pages:
+            if finished(page):
+                continue
+            if click_one(page, rng, prefer):
+                clicks += 1
+                acted = True
+                if each:
+                    each(page, clicks)
+        if not acted:
+            pages[0].wait_for_timeout(40)
+    raise TimeoutError(f"the game did not finish in {timeout} s ({clicks} clicks)")

@@ -1,0 +1,74 @@
+"""The browser client: static pages (HTML, CSS, JavaScript modules, no build step) served by
+``updown serve``, and a few web-only JSON helpers. See ``docs/web.md``.
+
+The server's ``create_app`` calls :func:`mount` when this package is present. Everything about a
+game reaches the browser through the server's public API and WebSocket; the helpers here serve
+only what the page itself needs:
+
+* ``GET /web/i18n/{lang}``: the page's own strings (gettext domain ``web``) as JSON;
+* ``POST /web/replay``: a game record stepped through the engine, each step's spectator view
+  (and every seat's hand only for a finished record);
+* ``GET /web/rules/{game}?lang=``: a short rules summary, until the shared catalogue has them.
+"""
+
+
+from pathlib import Path
+from typing import Any
+
+STATIC = Path(__file__).parent / "static"
+PAGES = ("/", "/signin", "/lobby", "/replay", "/leaderboard", "/leaderboard/{game}", "/account", "/t/{table_id}")
+
+
+def mount(app: Any) -> None:
+    """Add the browser client's pages, static files and web-only helpers to the server's app."""
+    from fastapi import Request
+    from fastapi.responses import FileResponse, JSONResponse
+    from starlette.staticfiles import StaticFiles
+
+    from updown.web.i18n import LANGS, catalogue
+    from updown.web.replay import MAX_RECORD_BYTES, ReplayError, replay_steps
+    from updown.web.rules import rules_summary
+
+    class Static(StaticFiles):
+        """Static files the browser revalidates on every load (ETag), so an upgrade shows at once."""
+
+        def file_response(self, *args: Any, **kwargs: Any) -> Any:
+            response = super().file_response(*args, **kwargs)
+            response.headers["Cache-Control"] = "no-cache"
+            return response
+
+    app.mount("/static", Static(directory=STATIC), name="static")
+    index = STATIC / "index.html"
+
+    def page() -> FileResponse:
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+    for path in PAGES:
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+    @app.get("/web/i18n/{lang}", include_in_schema=False)
+    def i18n(lang: str) -> JSONResponse:
+        if lang not in LANGS:
+            return JSONResponse({"detail": f"no language {lang[:8]!r} (we have {', '.join(LANGS)})"},
+                                status_code=404)
+        return JSONResponse({"lang": lang, "messages": catalogue(lang)})
+
+    @app.post("/web/replay", include_in_schema=False)
+    async def replay(request: Request) -> JSONResponse:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_RECORD_BYTES:
+                return JSONResponse({"detail": f"a record may have at most {MAX_RECORD_BYTES // 1_000_000} MB"},
+                                    status_code=413)
+        try:
+            return JSONResponse(replay_steps(body))
+        except ReplayError as err:
+            return JSONResponse({"detail": str(err)}, status_code=400)
+
+    @app.get("/web/rules/{game}", include_in_schema=False)
+    def rules(game: str, lang: str = "en") -> JSONResponse:
+        text = rules_summary(game, lang)
+        if text is None:
+            return JSONResponse({"detail": "rules not available"}, status_code=404)
+        return JSONResponse({"game": game, "lang": lang if lang in LANGS else "en", "markdown": text})

@@ -1,0 +1,257 @@
+// The site: header with the language switch on every page, and a small router.
+import { h, mount } from './dom.js';
+import { LANGS, lang, preferredLang, setLang, t } from './i18n.js';
+import { api, forgetMe, games, me } from './api.js';
+import { TableClient, statusText } from './table.js';
+import { replayPage } from './replay.js';
+import { showRules } from './rules.js';
+
+let cleanup = null;
+
+export function go(path) { history.pushState({}, '', path); route(); }
+
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[data-link]');
+  if (a && a.origin === location.origin && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) {
+    e.preventDefault(); go(a.pathname + a.search);
+  }
+});
+window.addEventListener('popstate', () => route());
+
+async function header() {
+  const acc = await me();
+  const nav = [
+    h('a', {href: '/', 'data-link': ''}, t('Lobby')),
+    h('a', {href: '/leaderboard', 'data-link': ''}, t('Leaderboard')),
+    h('a', {href: '/replay', 'data-link': ''}, t('Replays')),
+    acc ? h('a', {href: '/account', 'data-link': ''}, t('Account')) : h('a', {href: '/signin', 'data-link': ''}, t('Sign in')),
+  ];
+  const select = h('select', {id: 'lang', 'aria-label': t('Language'), onchange: async (e) => {
+    await setLang(e.target.value);
+    if (cleanup && cleanup.relang) cleanup.relang();
+    route(true);
+  }}, LANGS.map(([code, name]) => h('option', {value: code, selected: code === lang}, name)));
+  mount(document.getElementById('top'),
+    h('div', {class: 'bar'},
+      h('a', {class: 'brand', href: '/', 'data-link': ''}, h('span', {class: 'logo'}, '▲▼'), ' updown'),
+      h('nav', {}, nav),
+      h('div', {class: 'who'}, acc ? h('span', {class: 'me-name', title: acc.kind === 'guest' ? t('guest') : ''}, acc.name) : null,
+        h('label', {class: 'lang'}, h('span', {class: 'sr'}, t('Language')), select))));
+}
+
+async function route(keepTable = false) {
+  const path = location.pathname;
+  const root = document.getElementById('app');
+  const tableMatch = /^\/t\/([A-Za-z0-9_-]+)$/.exec(path);
+  if (keepTable && tableMatch && cleanup && cleanup.table) {
+    await header(); cleanup.table.render(); return;
+  }
+  if (cleanup) { cleanup(); cleanup = null; }
+  await header();
+  document.title = 'updown';
+  if (tableMatch) {
+    const watch = new URLSearchParams(location.search).get('watch') === '1';
+    const tc = new TableClient(root, tableMatch[1], {watch});
+    cleanup = () => tc.stop();
+    cleanup.table = tc;
+    cleanup.relang = () => tc.reconnect(true); // event lines come again in the new language
+    await tc.start();
+  } else if (path === '/signin') await signinPage(root);
+  else if (path === '/account') await accountPage(root);
+  else if (path.startsWith('/leaderboard')) await leaderboardPage(root, decodeURIComponent(path.split('/')[2] || ''));
+  else if (path === '/replay') cleanup = await replayPage(root);
+  else await lobbyPage(root);
+}
+
+// -- sign in ---------------------------------------------------------------------------------------
+async function signinPage(root) {
+  const next = new URLSearchParams(location.search).get('next') || '/';
+  const safeNext = next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  const msg = h('p', {class: 'form-error', role: 'alert'});
+  const submit = (path, form) => async (e) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    try {
+      await api('POST', path, data);
+      forgetMe();
+      go(safeNext);
+    } catch (err) { msg.textContent = err.message; }
+  };
+  const signIn = h('form', {class: 'panel', id: 'signin-form'}, h('h2', {}, t('Sign in')),
+    h('label', {}, t('Name'), h('input', {name: 'name', autocomplete: 'username', required: true})),
+    h('label', {}, t('Password'), h('input', {name: 'password', type: 'password', autocomplete: 'current-password', required: true})),
+    h('button', {type: 'submit'}, t('Sign in')));
+  signIn.addEventListener('submit', submit('/api/login', signIn));
+  const register = h('form', {class: 'panel', id: 'register-form'}, h('h2', {}, t('Register')),
+    h('label', {}, t('Name'), h('input', {name: 'name', autocomplete: 'username', required: true, minlength: 2, maxlength: 24})),
+    h('label', {}, t('Password (at least 8 characters)'), h('input', {name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8})),
+    h('button', {type: 'submit'}, t('Register')));
+  register.addEventListener('submit', submit('/api/register', register));
+  const guest = h('form', {class: 'panel', id: 'guest-form'}, h('h2', {}, t('Play as a guest')),
+    h('p', {class: 'muted'}, t('Guests play unrated tables: no RISCOS, no rating.')),
+    h('label', {}, t('Name (optional)'), h('input', {name: 'name', maxlength: 24})),
+    h('button', {type: 'submit'}, t('Play as a guest')));
+  guest.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = new FormData(guest).get('name');
+    api('POST', '/api/guest', name ? {name} : {}).then(() => { forgetMe(); go(safeNext); }, (err) => { msg.textContent = err.message; });
+  });
+  const acc = await me();
+  mount(root, h('div', {class: 'page'}, h('h1', {}, t('Welcome to updown')),
+    acc ? h('p', {}, t('You are signed in as {name}.', {name: acc.name}), ' ',
+      h('button', {type: 'button', class: 'secondary', onclick: async () => { await api('POST', '/api/logout'); forgetMe(); route(); }}, t('Sign out'))) : null,
+    msg, h('div', {class: 'cols3'}, signIn, register, guest)));
+}
+
+// -- lobby -----------------------------------------------------------------------------------------
+async function lobbyPage(root) {
+  const acc = await me();
+  const catalogue = await games();
+  const list = h('div', {class: 'panel'}, h('p', {class: 'muted'}, t('Loading…')));
+  const refresh = async () => {
+    let tables = [];
+    try { tables = await api('GET', '/api/tables?status=open,running'); } catch (e) { /* shown empty */ }
+    const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
+    mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables'},
+      h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, ''))),
+      h('tbody', {}, tables.map((tb) => h('tr', {},
+        h('td', {}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
+        h('td', {}, tb.seats.map((s) => s.kind === 'open' ? t('open') : s.name).join(', ')),
+        h('td', {}, statusText(tb.status)),
+        h('td', {class: 'buttons'},
+          tb.status === 'open' ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
+          h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch')))))))
+      : h('p', {class: 'muted'}, t('No open tables. Create one!')));
+  };
+  const create = acc ? createForm(catalogue, acc) : h('div', {class: 'panel'}, h('h2', {}, t('Play')),
+    h('p', {}, t('Sign in, register or play as a guest to create a table.')),
+    h('a', {class: 'button', href: '/signin', 'data-link': ''}, t('Sign in')));
+  mount(root, h('div', {class: 'page lobby'}, h('h1', {}, t('Lobby')), h('div', {class: 'cols2'}, create, list)));
+  await refresh();
+  const timer = setInterval(refresh, 5000);
+  cleanup = () => clearInterval(timer);
+}
+
+function optionInput(opt, gameId) {
+  const id = `opt-${opt.name}`;
+  const help = t(opt.help);
+  const label = (input) => h('label', {class: opt.type === 'bool' ? 'check' : ''}, opt.type === 'bool' ? [input, ' ', optionName(opt.name)] : [optionName(opt.name), input],
+    h('small', {class: 'muted'}, help));
+  if (opt.type === 'bool') return label(h('input', {type: 'checkbox', id, name: opt.name, checked: !!opt.default, 'data-type': 'bool'}));
+  if (gameId === 'up-or-down' && opt.name === 'length') {
+    return label(h('select', {id, name: opt.name, 'data-type': 'str'},
+      ['short', 'full'].map((v) => h('option', {value: v, selected: v === opt.default}, v === 'short' ? t('short') : t('full')))));
+  }
+  const isInt = opt.type.startsWith('int');
+  return label(h('input', {id, name: opt.name, type: isInt ? 'number' : 'text', 'data-type': opt.type,
+    value: opt.default === null ? '' : String(opt.default), placeholder: opt.default === null ? t('default') : ''}));
+}
+
+function optionName(name) {
+  return {rounds: t('Rounds'), tiebreak_rounds: t('Tie-break rounds'), stick_the_dealer: t('Stick the dealer'),
+    lone_defender: t('Lone defender'), target: t('Points to win'), deals: t('Deals'), regional: t('Regional variant'),
+    exchange_limit: t('Exchange limit'), length: t('Length')}[name] || name;
+}
+
+function createForm(catalogue, acc) {
+  const form = h('form', {class: 'panel create', id: 'create-form'});
+  const msg = h('p', {class: 'form-error', role: 'alert'});
+  const gameSel = h('select', {name: 'game', id: 'create-game'}, catalogue.map((g) => h('option', {value: g.id}, g.name)));
+  const body = h('div');
+  const draw = () => {
+    const g = catalogue.find((x) => x.id === gameSel.value);
+    const playersSel = h('select', {name: 'players', id: 'create-players', onchange: () => drawSeats()},
+      Array.from({length: g.max_players - g.min_players + 1}, (_, i) => g.min_players + i)
+        .map((n) => h('option', {value: n, selected: n === g.default_players}, String(n))));
+    const seatsBox = h('div', {class: 'seats-choice'});
+    const drawSeats = () => {
+      const n = +playersSel.value;
+      mount(seatsBox, Array.from({length: n}, (_, i) => h('label', {}, t('Seat {n}', {n: i + 1}),
+        h('select', {name: `seat${i}`, 'data-seat': i},
+          i === 0 ? h('option', {value: 'me'}, t('you')) : null,
+          h('option', {value: 'open', selected: i > 0 && i < 2}, t('open (a person)')),
+          g.bots.map((b) => h('option', {value: `bot:${b}`, selected: i >= 2 && b === (g.bots.includes('greedy') ? 'greedy' : g.bots[0])}, t('bot: {name}', {name: b})))))));
+    };
+    drawSeats();
+    mount(body,
+      h('label', {}, t('Players'), playersSel),
+      h('fieldset', {}, h('legend', {}, t('Seats')), seatsBox),
+      g.options.length ? h('fieldset', {}, h('legend', {}, t('Options')), g.options.map((o) => optionInput(o, g.id))) : null,
+      h('label', {}, t('Move timer'), h('select', {name: 'timer', id: 'create-timer'},
+        [['', t('none')], ['30', '30 s'], ['60', '1 min'], ['120', '2 min'], ['300', '5 min']].map(([v, l]) => h('option', {value: v}, l)))),
+      h('label', {class: 'check'}, h('input', {type: 'checkbox', name: 'rated', disabled: acc.kind !== 'person'}), ' ', t('Rated (ratings and RISCOS count)')),
+      acc.kind !== 'person' ? h('small', {class: 'muted'}, t('Guests play unrated tables only.')) : null,
+      h('label', {class: 'check'}, h('input', {type: 'checkbox', name: 'private'}), ' ', t('Private (only people with the link)')),
+      h('button', {type: 'button', class: 'secondary', onclick: () => showRules(g.id, g.name)}, t('Rules of {game}', {game: g.name})));
+  };
+  gameSel.addEventListener('change', draw);
+  draw();
+  form.append(h('h2', {}, t('New table')), h('label', {}, t('Game'), gameSel), body, msg, h('button', {type: 'submit', id: 'create-button'}, t('Create the table')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const g = catalogue.find((x) => x.id === gameSel.value);
+    const players = +form.querySelector('[name=players]').value;
+    const seats = [...form.querySelectorAll('[data-seat]')].map((s) => s.value);
+    if (seats[0] !== 'me' && !seats.includes('me')) seats[0] = 'me';
+    const options = {};
+    for (const o of g.options) {
+      const el = form.querySelector(`[name="${o.name}"]`);
+      if (o.type === 'bool') options[o.name] = el.checked;
+      else if (el.value === '') { if (o.default === null) options[o.name] = null; }
+      else options[o.name] = o.type.startsWith('int') ? parseInt(el.value, 10) : el.value;
+    }
+    const timer = form.querySelector('[name=timer]').value;
+    try {
+      const tb = await api('POST', '/api/tables', {game: g.id, players, seats, options, timer: timer ? +timer : null,
+        rated: form.querySelector('[name=rated]').checked, private: form.querySelector('[name=private]').checked});
+      go(`/t/${tb.id}`);
+    } catch (err) { msg.textContent = err.message; }
+  });
+  return form;
+}
+
+// -- leaderboard and account -------------------------------------------------------------------------
+async function leaderboardPage(root, gameId) {
+  const catalogue = await games();
+  const g = catalogue.find((x) => x.id === gameId) || catalogue[0];
+  let rows = [];
+  try { rows = await api('GET', `/api/leaderboard/${encodeURIComponent(g.id)}`); } catch (e) { rows = []; }
+  mount(root, h('div', {class: 'page'}, h('h1', {}, t('Leaderboard')),
+    h('nav', {class: 'tabs'}, catalogue.map((x) => h('a', {href: `/leaderboard/${x.id}`, 'data-link': '', class: x.id === g.id ? 'active' : ''}, x.name))),
+    h('div', {class: 'panel'}, rows.length ? h('table', {class: 'grid'},
+      h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')), h('th', {}, t('Rating')), h('th', {}, t('Games')))),
+      h('tbody', {}, rows.map((r, i) => h('tr', {}, h('td', {}, String(i + 1)),
+        h('td', {}, r.name, r.kind === 'bot' ? h('span', {class: 'tag bot'}, t('bot')) : null),
+        h('td', {class: 'num', title: `μ ${r.mu.toFixed(2)}, σ ${r.sigma.toFixed(2)}`}, r.ordinal.toFixed(2)),
+        h('td', {class: 'num'}, String(r.games))))))
+      : h('p', {class: 'muted'}, t('No rated games of {game} yet.', {game: g.name})),
+      h('p', {class: 'muted'}, t('Rating: openskill μ − 3σ, from rated games.')))));
+}
+
+async function accountPage(root) {
+  const acc = await me(true);
+  if (!acc) { go('/signin?next=/account'); return; }
+  const catalogue = await games();
+  const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
+  mount(root, h('div', {class: 'page'}, h('h1', {}, acc.name),
+    h('div', {class: 'cols2'},
+      h('div', {class: 'panel'}, h('h2', {}, t('Balance')),
+        acc.kind === 'person' ? h('p', {class: 'big', 'data-balance': ''}, `${acc.balance} RISCOS`) : h('p', {class: 'muted'}, t('Guests have no RISCOS balance.')),
+        h('h2', {}, t('Ratings')), acc.ratings.length ? h('ul', {}, acc.ratings.map((r) => h('li', {}, `${names[r.game] || r.game}: ${r.ordinal.toFixed(2)} (${t('{n} games', {n: r.games})})`)))
+          : h('p', {class: 'muted'}, t('No rated games yet.')),
+        acc.ledger.length ? [h('h2', {}, t('RISCOS entries')), h('ul', {}, acc.ledger.slice().reverse().map((e) =>
+          h('li', {}, `${e.amount > 0 ? '+' : ''}${e.amount} `, h('a', {href: `/t/${e.table}`, 'data-link': ''}, t('table'))))) ] : null,
+        h('button', {type: 'button', class: 'secondary', onclick: async () => { await api('POST', '/api/logout'); forgetMe(); go('/'); }}, t('Sign out'))),
+      h('div', {class: 'panel'}, h('h2', {}, t('Your games')), acc.tables.length ? h('table', {class: 'grid'},
+        h('tbody', {}, acc.tables.map((tb) => h('tr', {},
+          h('td', {}, names[tb.game] || tb.game), h('td', {}, statusText(tb.status)),
+          h('td', {}, new Date(tb.created_at * 1000).toLocaleString(lang)),
+          h('td', {class: 'buttons'}, h('a', {class: 'button secondary', href: `/t/${tb.id}`, 'data-link': ''}, t('Open')),
+            tb.status === 'finished' ? h('a', {class: 'button secondary', href: `/replay?table=${tb.id}`, 'data-link': ''}, t('Replay')) : null)))))
+        : h('p', {class: 'muted'}, t('No games yet.'))))));
+}
+
+(async () => {
+  await setLang(preferredLang());
+  route();
+})();

@@ -1,0 +1,164 @@
+// The table drawn from one seat's view (or the spectator's): the rules in view, the seats around
+// the trick, what to do now, the action buttons and the hand. Used live (table.js) and by the
+// replay viewer (replay.js). Per-game screens live in games/*.js.
+import { h } from './dom.js';
+import { t } from './i18n.js';
+
+const POSITIONS = {
+  2: ['bottom', 'top'],
+  3: ['bottom', 'left', 'right'],
+  4: ['bottom', 'left', 'top', 'right'],
+};
+
+export function positionOf(ctx, s) {
+  const n = ctx.view.players;
+  const me = ctx.mySeat === null || ctx.mySeat === undefined ? 0 : ctx.mySeat;
+  let r = (s - me + n) % n;
+  if (ctx.game.clockwise === false && r) r = n - r;
+  return (POSITIONS[n] || [])[r] || 'top';
+}
+
+export function seatName(ctx, s) {
+  const pub = ctx.seats && ctx.seats[s];
+  return (pub && pub.name) || (ctx.names && ctx.names[s]) || t('Seat {n}', {n: s + 1});
+}
+
+export function legalMap(ctx) {
+  if (!ctx._legal) ctx._legal = new Map((ctx.legal || []).map((a) => [a.notation, a.id]));
+  return ctx._legal;
+}
+
+export function canPlay(ctx, notation) {
+  return !!ctx.act && ctx.canAct && legalMap(ctx).has(notation);
+}
+
+// A button that plays one legal action: disabled (and not clickable) when it is not legal now.
+export function actionButton(ctx, notation, content, extra = {}) {
+  const ok = canPlay(ctx, notation);
+  return h('button', {
+    type: 'button', class: `act ${ok ? 'legal' : 'illegal'} ${extra.cls || ''}`, disabled: !ok,
+    'data-action': notation, 'data-key': extra.key || `a:${notation}`, title: extra.title || null,
+    'aria-label': extra.label || null,
+    onclick: ok ? () => ctx.act(notation) : null,
+  }, content);
+}
+
+export function lastEvent(ctx, type, pred) {
+  const log = ctx.log || [];
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (log[i].type === type && (!pred || pred(log[i]))) return log[i];
+  }
+  return null;
+}
+
+export function seatBox(ctx, s) {
+  const v = ctx.view;
+  const pub = (ctx.seats && ctx.seats[s]) || {};
+  const you = s === ctx.mySeat;
+  const toAct = (v.to_act || []).includes(s);
+  const status = [];
+  if (pub.kind === 'bot') status.push(h('span', {class: 'tag bot'}, t('bot')));
+  else if (pub.kind === 'person') {
+    status.push(h('span', {class: 'tag person'}, t('person')));
+    if (pub.connected !== undefined) {
+      status.push(h('span', {class: `dot ${pub.connected ? 'on' : 'off'}`,
+                              title: pub.connected ? t('connected') : t('not connected')},
+        pub.connected ? t('online') : t('offline')));
+    }
+  } else if (pub.kind === 'open') status.push(h('span', {class: 'tag open'}, t('open seat')));
+  if (pub.left) status.push(h('span', {class: 'tag warn'}, t('left: a bot plays')));
+  else if (pub.away) status.push(h('span', {class: 'tag warn'}, t('away: a bot plays')));
+  const sizes = v.hand_sizes || [];
+  const clock = ctx.clock && ctx.clock[s] !== undefined ? h('span', {class: 'clock', 'data-seat': s},
+    formatClock(ctx.clock[s])) : null;
+  const chips = ctx.game.seatChips ? ctx.game.seatChips(ctx, s) : [];
+  let hand = null;
+  if (ctx.seatViews && ctx.seatViews[s] && ctx.game.handCards) {
+    const sv = {...v, ...ctx.seatViews[s]};
+    const cards = ctx.game.handCards(sv) || [];
+    hand = h('div', {class: 'mini-hand', 'data-seat-hand': s}, cards.map((c) => ctx.game.cardNode(c, {cls: 'small'})));
+  }
+  return h('div', {class: `seat ${you ? 'you' : ''} ${toAct ? 'to-act' : ''}`, 'data-seat': s},
+    h('div', {class: 'seat-name'}, h('strong', {}, seatName(ctx, s)), you ? h('span', {class: 'you-tag'}, t('you')) : null),
+    h('div', {class: 'seat-status'}, status),
+    h('div', {class: 'seat-info'},
+      sizes[s] !== undefined ? h('span', {class: 'cards-left'}, sizes[s] === 1 ? t('1 card') : t('{n} cards', {n: sizes[s]})) : null,
+      toAct ? h('span', {class: 'tag act-now'}, t('to play')) : null, clock, chips),
+    hand);
+}
+
+export function formatClock(secs) {
+  const s = Math.max(0, Math.ceil(secs));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function feltAround(ctx) {
+  const n = ctx.view.players;
+  const played = ctx.game.played ? ctx.game.played(ctx) : {slots: {}, caption: null};
+  const felt = h('div', {class: `felt around n${n}`});
+  const center = h('div', {class: 'center'});
+  const slots = h('div', {class: 'trick'});
+  for (let s = 0; s < n; s++) {
+    const pos = positionOf(ctx, s);
+    felt.appendChild(h('div', {class: `pos pos-${pos}`}, seatBox(ctx, s)));
+    slots.appendChild(h('div', {class: `slot slot-${pos}`, 'data-slot': s}, played.slots[s] || null));
+  }
+  center.appendChild(slots);
+  if (played.caption) center.appendChild(h('div', {class: 'caption'}, played.caption));
+  felt.appendChild(center);
+  return felt;
+}
+
+// The whole table for one view. ctx: {game, view, log, mySeat, seats, names, legal, canAct, act,
+// clock, seatViews}
+export function renderBoard(ctx) {
+  const g = ctx.game;
+  const parts = [];
+  parts.push(h('section', {class: 'rulesbar', 'aria-label': t('Current rules')}, g.info(ctx)));
+  parts.push(g.board ? g.board(ctx) : feltAround(ctx));
+  const mine = ctx.mySeat !== null && ctx.mySeat !== undefined && ctx.view.hand !== undefined;
+  const used = new Set();
+  let handRow = null;
+  if (mine) {
+    const cards = g.handCards(ctx.view) || [];
+    const items = cards.map((c) => {
+      const action = g.cardAction(ctx, c);
+      if (action) used.add(action);
+      const ok = action && canPlay(ctx, action);
+      return h('button', {
+        type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''}`,
+        disabled: !ok, 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
+        'aria-label': (g.cardLabel ? g.cardLabel(c) : String(c)) + (ok ? '' : ` (${t('cannot be played now')})`),
+        onclick: ok ? () => ctx.act(action) : null,
+      }, g.cardNode(c));
+    });
+    handRow = h('section', {class: 'hand-wrap', 'aria-label': t('Your hand')},
+      h('div', {class: 'hand-title'}, t('Your hand'), g.handNote ? g.handNote(ctx) : null),
+      h('div', {class: 'hand', role: 'group', onkeydown: handKeys}, items.length ? items : h('span', {class: 'muted'}, t('no cards'))));
+  }
+  if (g.boardActions) for (const a of g.boardActions(ctx)) used.add(a);
+  const prompt = ctx.prompt !== undefined ? ctx.prompt : (ctx.canAct && ctx.legal && ctx.legal.length && g.prompt ? g.prompt(ctx) : null);
+  if (prompt) parts.push(h('div', {class: 'prompt', role: 'status'}, prompt));
+  if (ctx.act && ctx.legal && ctx.legal.length) {
+    const rest = ctx.legal.filter((a) => !used.has(a.notation) || (g.alsoButton && g.alsoButton(a.notation)));
+    if (rest.length) {
+      parts.push(h('div', {class: 'actions', role: 'group', 'aria-label': t('Actions')},
+        rest.map((a) => actionButton(ctx, a.notation, g.actionLabel(ctx, a.notation)))));
+    }
+  }
+  if (handRow) parts.push(handRow);
+  return h('div', {class: `board game-${g.id}`}, parts);
+}
+
+// Arrow keys move between the cards of the hand; Enter or Space plays the focused one.
+function handKeys(ev) {
+  if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(ev.key)) return;
+  const cards = [...ev.currentTarget.querySelectorAll('button.hand-card:not([disabled])')];
+  const i = cards.indexOf(document.activeElement);
+  let j = i;
+  if (ev.key === 'ArrowLeft') j = i <= 0 ? cards.length - 1 : i - 1;
+  else if (ev.key === 'ArrowRight') j = (i + 1) % cards.length;
+  else if (ev.key === 'Home') j = 0;
+  else if (ev.key === 'End') j = cards.length - 1;
+  if (cards[j]) { ev.preventDefault(); cards[j].focus(); }
+}

@@ -1,0 +1,39 @@
+// French-suited cards (UP&DOWN, Euchre, Sueca) drawn from their notation: "QH", "10S".
+import { h } from './dom.js';
+import { t } from './i18n.js';
+
+export const SUIT_SYMBOL = {C: '♣', D: '♦', H: '♥', S: '♠'};
+const RANK_VALUE = {J: 11, Q: 12, K: 13, A: 14};
+
+export function suitName(letter) {
+  return {C: t('clubs'), D: t('diamonds'), H: t('hearts'), S: t('spades')}[letter] || letter;
+}
+
+export function splitCard(card) { return {rank: card.slice(0, -1), suit: card.slice(-1)}; }
+
+export function rankValue(rank) { return RANK_VALUE[rank] || parseInt(rank, 10); }
+
+export function cardLabel(card) {
+  const {rank, suit} = splitCard(card);
+  const r = {J: t('jack'), Q: t('queen'), K: t('king'), A: t('ace')}[rank] || rank;
+  return t('{rank} of {suit}', {rank: r, suit: suitName(suit)});
+}
+
+// The face of a card. opts.cls adds classes.
+export function cardFace(card, opts = {}) {
+  const {rank, suit} = splitCard(card);
+  const red = suit === 'H' || suit === 'D';
+  return h('span', {class: `card ${red ? 'red' : 'black'} suit-${suit} ${opts.cls || ''}`, title: cardLabel(card),
+                    'aria-label': cardLabel(card), role: 'img'},
+    h('span', {class: 'rank'}, rank), h('span', {class: 'pip'}, SUIT_SYMBOL[suit] || suit));
+}
+
+export function cardBack(opts = {}) {
+  return h('span', {class: `card back ${opts.cls || ''}`, title: opts.title || t('face down'),
+                    'aria-label': opts.title || t('face down'), role: 'img'});
+}
+
+export function suitBadge(letter) {
+  const red = letter === 'H' || letter === 'D';
+  return h('span', {class: `suit ${red ? 'red' : 'black'}`, title: suitName(letter)}, SUIT_SYMBOL[letter] || letter);
+}

@@ -1,0 +1,103 @@
+// UP&DOWN: UP/DOWN, each seat's suit, the trump value and its dice, the pot; the secret choice.
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { cardBack, cardFace, rankValue, splitCard, suitBadge, suitName } from '../cards.js';
+import { lastEvent, seatName } from '../board.js';
+import { chip, frenchCards } from './common.js';
+
+function die(n) { return h('span', {class: 'die', title: t('die {n}', {n})}, String(n)); }
+
+function upDown(up) {
+  return up ? h('span', {class: 'updown-badge up', title: t('UP: the highest eligible card wins')}, '▲ ', t('UP'))
+    : h('span', {class: 'updown-badge down', title: t('DOWN: the lowest eligible card wins')}, '▼ ', t('DOWN'));
+}
+
+export default {
+  id: 'updown',
+  clockwise: true,
+  ...frenchCards,
+  info(ctx) {
+    const v = ctx.view;
+    const out = [];
+    if (v.up !== null && v.up !== undefined) out.push(upDown(v.up));
+    if (v.trump !== null && v.trump !== undefined) {
+      out.push(chip(t('Trump value'), h('span', {}, h('strong', {class: 'trump-value'}, String(v.trump)),
+        v.dice ? [' ', die(v.dice[0]), die(v.dice[1])] : null), 'trump'));
+    }
+    if (v.suits) {
+      out.push(chip(t('Suits'), h('span', {class: 'suit-list'}, v.suits.map((s, i) =>
+        h('span', {class: 'suit-of'}, seatName(ctx, i), ' ', suitBadge(s))))));
+    }
+    out.push(chip(t('Pot'), String(v.pot), v.pot ? 'hot' : ''));
+    out.push(chip(t('Round'), `${v.round}/${v.rounds}`));
+    out.push(chip(t('Trick'), `${v.trick}/${v.tricks_per_round}`));
+    return out;
+  },
+  seatChips(ctx, s) {
+    const v = ctx.view;
+    const out = [];
+    if (v.suits) out.push(h('span', {class: 'chip small', title: t('own suit')}, suitBadge(v.suits[s])));
+    out.push(h('span', {class: 'chip small'}, t('tricks {n}', {n: v.tricks[s]})));
+    out.push(h('span', {class: 'chip small'}, t('total {n}', {n: v.totals[s]})));
+    if (v.leader === s && v.phase !== 'over') out.push(h('span', {class: 'tag lead'}, t('leads')));
+    if ((v.submitted || []).includes(s)) out.push(h('span', {class: 'tag chosen'}, t('has chosen')));
+    return out;
+  },
+  cardClass(ctx, c) {
+    const v = ctx.view;
+    const {rank, suit} = splitCard(c);
+    const own = v.suits && ctx.mySeat !== null ? v.suits[ctx.mySeat] : null;
+    return suit === own || rankValue(rank) === v.trump ? 'useful' : '';
+  },
+  handNote(ctx) {
+    return h('span', {class: 'muted note'}, ' · ', t('marked: your suit or the trump value (can win)'));
+  },
+  played(ctx) {
+    const v = ctx.view;
+    const n = v.players;
+    const slots = {};
+    const submitted = v.submitted || [];
+    const choosing = v.phase === 'choose' && (submitted.length > 0 || v.choice);
+    if (choosing) {
+      for (let s = 0; s < n; s++) {
+        const own = s === ctx.mySeat ? v.choice : (ctx.seatViews && ctx.seatViews[s] ? ctx.seatViews[s].choice : null);
+        if (own) slots[s] = cardFace(own, {cls: 'played chosen'});
+        else if (submitted.includes(s)) slots[s] = cardBack({title: t('has chosen')});
+        else slots[s] = h('span', {class: 'card empty', title: t('still choosing')}, '…');
+      }
+      return {slots, caption: t('{k} of {n} have chosen; the cards are revealed together', {k: submitted.length, n})};
+    }
+    const trick = lastEvent(ctx, 'trick');
+    if (!trick || trick.round !== v.round) {
+      return {slots, caption: v.phase === 'lead' ? t('{name} changes the rules, then everyone chooses a card', {name: seatName(ctx, v.leader)}) : null};
+    }
+    const cancelled = new Set(trick.cancelled || []);
+    const ineligible = new Set(trick.ineligible || []);
+    trick.cards.forEach((c, s) => {
+      if (!c) return;
+      const value = rankValue(splitCard(c).rank);
+      const cls = ['played', 'last'];
+      if (s === trick.winner) cls.push('winner');
+      if (cancelled.has(value)) cls.push('cancelled');
+      else if (ineligible.has(s)) cls.push('ineligible');
+      slots[s] = cardFace(c, {cls: cls.join(' ')});
+    });
+    const caption = trick.winner === null
+      ? t('Trick {n}: no card can win; into the pot', {n: trick.trick})
+      : t('Trick {n}: {name} wins', {n: trick.trick, name: seatName(ctx, trick.winner)});
+    return {slots, caption};
+  },
+  prompt(ctx) {
+    const v = ctx.view;
+    if (v.phase === 'lead') return t('You lead: change the rules in exactly one way (flip, rotate or roll).');
+    if (v.phase === 'choose') return t('Choose a card in secret; all cards are revealed together.');
+    return null;
+  },
+  actionLabel(ctx, a) {
+    const v = ctx.view;
+    if (a === 'flip') return t('Flip the card to {side}', {side: v.up ? t('DOWN') : t('UP')});
+    if (a === 'roll') return t('Roll the dice');
+    if (a.startsWith('rotate ')) return t('Rotate: {suit} faces you', {suit: suitName(a.slice(7))});
+    return a;
+  },
+};
