@@ -17,7 +17,6 @@ from updown.core.driver import play_game
 from updown.core.registry import all_games, get_game
 from updown.web.i18n import catalogue
 from updown.web.replay import MAX_STEPS, ReplayError, replay_steps
-from updown.web.rules import rules_summary
 
 STATIC = Path(__file__).resolve().parent.parent / "updown" / "web" / "static"
 
@@ -43,15 +42,6 @@ def test_every_string_the_pages_show_is_translated(lang: str) -> None:
     for msgid in ids:  # the placeholders survive translation
         assert set(re.findall(r"\{\w+\}", messages[msgid])) == set(re.findall(r"\{\w+\}", msgid)), msgid
     assert catalogue("en") == {}
-
-
-def test_rules_summaries_exist_for_every_game_and_language() -> None:
-    for game in all_games():
-        texts = {lang: rules_summary(game.id, lang) for lang in ("en", "de", "pt")}
-        assert all(texts.values()), game.id
-        assert len(set(texts.values())) == 3, f"{game.id}: a language copies another"
-    assert rules_summary("../../etc/passwd", "en") is None
-    assert rules_summary("updown", "fr") == rules_summary("updown", "en")
 
 
 def finished_record(game_id: str, seed: int = 1) -> dict[str, object]:
@@ -121,9 +111,9 @@ def test_the_server_serves_the_pages_and_helpers(server: Server) -> None:
     assert user.get("/static/app.css").status_code == 200
     assert user.get("/web/i18n/de").json()["messages"]["Your hand"] == "Deine Hand"
     assert user.get("/web/i18n/xx").status_code == 404
-    rules = user.get("/web/rules/updown-sueca?lang=pt").json()
+    rules = user.get("/api/rules/updown-sueca?lang=pt").json()
     assert rules["lang"] == "pt" and "RISCOS" in rules["markdown"]
-    assert user.get("/web/rules/nope").status_code == 404
+    assert user.get("/api/rules/nope").status_code == 404
 
     table = user.post("/api/tables", {"game": "euchre", "seats": ["me", "bot:random", "bot:random", "bot:random"],
                                       "options": {"deals": 1}}).json()

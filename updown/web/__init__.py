@@ -8,7 +8,9 @@ only what the page itself needs:
 * ``GET /web/i18n/{lang}``: the page's own strings (gettext domain ``web``) as JSON;
 * ``POST /web/replay``: a game record stepped through the engine, each step's spectator view
   (and every seat's hand only for a finished record);
-* ``GET /web/rules/{game}?lang=``: a short rules summary, until the shared catalogue has them.
+
+The rules texts come from the server's ``/api/rules/{game}`` (the same files ``updown rules``
+shows), and event lines in the frames are translated by the server from the shared catalogue.
 """
 
 
@@ -27,7 +29,6 @@ def mount(app: Any) -> None:
 
     from updown.web.i18n import LANGS, catalogue
     from updown.web.replay import MAX_RECORD_BYTES, ReplayError, replay_steps
-    from updown.web.rules import rules_summary
 
     class Static(StaticFiles):
         """Static files the browser revalidates on every load (ETag), so an upgrade shows at once."""
@@ -66,9 +67,3 @@ def mount(app: Any) -> None:
         except ReplayError as err:
             return JSONResponse({"detail": str(err)}, status_code=400)
 
-    @app.get("/web/rules/{game}", include_in_schema=False)
-    def rules(game: str, lang: str = "en") -> JSONResponse:
-        text = rules_summary(game, lang)
-        if text is None:
-            return JSONResponse({"detail": "rules not available"}, status_code=404)
-        return JSONResponse({"game": game, "lang": lang if lang in LANGS else "en", "markdown": text})

@@ -20,7 +20,7 @@ export function modal(title, body, buttons) {
 }
 
 async function fetchRules(game) {
-  for (const base of ['/api/rules/', '/web/rules/']) {
+  for (const base of ['/api/rules/']) {
     try {
       const r = await fetch(`${base}${encodeURIComponent(game)}?lang=${lang}`);
       if (r.ok) { const data = await r.json(); if (data && data.markdown) return data.markdown; }
