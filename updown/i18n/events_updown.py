@@ -92,8 +92,9 @@ def _trick(e: Event, names: Sequence[str], _: Translator) -> str:
         if e["taken"] > 1:
             won = _("{won}, and takes the pot: {n} tricks").format(won=won, n=e["taken"])
     elif e["discarded"]:
-        won = _("No card can win; the last trick and the pot ({n} tricks in all) are discarded").format(
-            n=e["discarded"])
+        won = _.n("No card can win; the last trick and the pot ({n} trick in all) are discarded",
+                  "No card can win; the last trick and the pot ({n} tricks in all) are discarded",
+                  e["discarded"]).format(n=e["discarded"])
     else:
         won = _.n("No card can win: the trick goes into the pot ({n} in it)",
                   "No card can win: the trick goes into the pot ({n} in it)", e["pot"]).format(n=e["pot"])
