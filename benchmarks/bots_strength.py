@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from updown.bots import make_bot
+from updown.bots.search import EXPLORATION, SearchBot
 from updown.core.driver import play_game
 from updown.core.registry import get_game
 from updown.simulate import game_seeds, seeded
@@ -35,6 +36,18 @@ class Timed:
         a = self.bot.act(view, legal)
         self.times.append(time.perf_counter() - t)
         return a
+
+
+def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
+    """A registered bot, or ``search:SIMULATIONS[:EXPLORATION[:GREEDY_PLIES]]`` for a search bot with that budget."""
+    if name.startswith("search:"):
+        parts = name.split(":")
+        cls = type("Search", (SearchBot,), {"simulations": int(parts[1]), "milliseconds": None,
+                                            "exploration": float(parts[2]) if len(parts) > 2 else EXPLORATION,
+                                            "guide": "greedy" if len(parts) > 3 else None,
+                                            "guide_plies": int(parts[3]) if len(parts) > 3 else 0})
+        return cls(game, seat, rng)
+    return make_bot(name, game, seat, rng)
 
 
 def mean_se(xs: list[float]) -> tuple[float, float]:
@@ -73,7 +86,7 @@ def main(argv: list[str]) -> None:
             agents: list[Any] = []
             for s in range(players):
                 name = bot if s == seat else opponent
-                agent = make_bot(name, game, s, random.Random(f"{seed}:{s}:{name}"))
+                agent = _bot(name, game, s, random.Random(f"{seed}:{s}:{name}"))
                 agents.append(Timed(agent, times) if s == seat else agent)
             state, _ = play_game(game, players, agents, seeded(seed), options=opts, seed=seed)
             r = state.result()
@@ -91,8 +104,11 @@ def main(argv: list[str]) -> None:
         if n % 10 == 0 or n == deals:
             wm, ws = mean_se(wins)
             dm, ds = mean_se(diffs)
+            ts = sorted(times)
             print(f"  {n} deals ({n * players} games, {time.perf_counter() - start:.0f} s): "
-                  f"win {wm:.3f} ± {ws:.3f}, score diff {dm:+.3f} ± {ds:.3f}", flush=True)
+                  f"win {wm:.3f} ± {ws:.3f}, score diff {dm:+.3f} ± {ds:.3f}; "
+                  f"decisions {len(ts)}, median {1000 * ts[len(ts) // 2]:.1f} ms, max {1000 * ts[-1]:.1f} ms",
+                  flush=True)
     wm, ws = mean_se(wins)
     pm, ps = mean_se(places)
     dm, ds = mean_se(diffs)

@@ -91,7 +91,7 @@ def test_search_sees_only_the_view(game_id):
 class _Spy:
     """A world that records every attribute the search reads from it."""
 
-    PUBLIC = {"is_terminal", "is_chance", "sample_chance", "actors", "legal_actions", "apply", "result"}
+    PUBLIC = {"is_terminal", "is_chance", "sample_chance", "actors", "legal_actions", "apply", "result", "view"}
 
     def __init__(self, world: Any, seen: set[str]):
         object.__setattr__(self, "_world", world)
@@ -122,7 +122,9 @@ def test_search_uses_only_public_protocol_methods_of_its_worlds(game_id, monkeyp
     monkeypatch.setattr(type(game), "world_sampler", spying_sampler)
     for view, legal, seat in _positions(game_id, 12)[:2]:
         search(game, view, legal, seat, random.Random(1), simulations=6)
+        search(game, view, legal, seat, random.Random(1), simulations=6, guide="greedy", guide_plies=1)
     assert built and seen <= _Spy.PUBLIC, seen - _Spy.PUBLIC
+    assert "view" in seen  # the greedy guides read the world only through its views
 
 
 def test_rewards_read_placings_and_which_way_scores_run():

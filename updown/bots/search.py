@@ -13,7 +13,9 @@ every iteration and are not part of the key), and every node keeps statistics pe
 each node the acting seat picks, among the actions legal *in this iteration's world*, the one
 maximising UCB1 with availability counts (``mean + c * sqrt(ln(available) / visits)``; an action
 never tried is tried first). One new node is added per iteration, then a playout with uniformly
-random legal actions runs to the end of the game.
+random legal actions runs to the end of the game (``hard``: the first step of the playout, every
+seat that acts there, is played by the game's ``greedy`` bot from its own view of the world, a
+better model of the immediate replies than random cards, at the cost of fewer simulations).
 
 **Simultaneous choices** (UP&DOWN's secret card, where ``actors()`` lists several seats at once)
 use decoupled UCT: every seat that must choose picks its own action by its own statistics at the
@@ -133,9 +135,25 @@ class SearchStats:
         self.sq[action] = self.sq.get(action, 0.0) + reward * reward
 
 
-def playout(world: State, rng: random.Random) -> None:
-    """Uniformly random legal actions (and chance) to the end of the game."""
+def playout(world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0) -> None:
+    """Uniformly random legal actions (and chance) to the end of the game.
+
+    With ``guides`` (one bot per seat), the first ``plies`` decisions are the guides' choices,
+    each from its own seat's view of the world.
+    """
     choice = rng.choice
+    while plies > 0 and not world.is_terminal():
+        if world.is_chance():
+            world.apply(world.sample_chance(rng))
+            continue
+        actors = world.actors()
+        picks = []
+        for seat in actors:
+            legal = world.legal_actions(seat)
+            picks.append((seat, legal[0] if len(legal) == 1 else guides[seat].act(world.view(seat), legal)))
+        for seat, action in picks:
+            world.apply(action, seat)
+        plies -= 1
     while not world.is_terminal():
         if world.is_chance():
             world.apply(world.sample_chance(rng))
@@ -161,11 +179,15 @@ def search(
     milliseconds: float | None = None,
     exploration: float = EXPLORATION,
     uniform_root: bool = False,
+    guide: str | None = None,
+    guide_plies: int = 0,
 ) -> list[Estimate]:
     """Run ISMCTS from ``view`` (``seat``'s view) and return the root actions' estimates.
 
     ``uniform_root`` spreads the root iterations evenly over ``legal`` (the coach wants a fair
     estimate of every action, not only of the best); below the root the search is the same.
+    ``guide`` names a bot (e.g. ``greedy``) that plays the first ``guide_plies`` decisions of
+    every playout for every seat, from that seat's view of the world (the rest is random).
     The estimates come back best first (most visits, then highest mean).
     """
     if not legal:
@@ -176,6 +198,11 @@ def search(
     if len(legal) == 1 and not uniform_root:
         return [Estimate(legal[0], 0.0, 0, 0.0)]
     sampler = game.world_sampler(view)
+    guides: list[Bot] = []
+    if guide is not None and guide_plies > 0:
+        from updown.bots import make_bot
+
+        guides = [make_bot(guide, game, s, rng) for s in range(int(view["players"]))]
     root = Node()
     stats = SearchStats()
     deadline = None if milliseconds is None else time.perf_counter() + milliseconds / 1000.0
@@ -219,7 +246,7 @@ def search(
                 node = None
             else:
                 node = child
-        playout(world, rng)
+        playout(world, rng, guides, guide_plies if guides else 0)
         reward = rewards(world.result())
         for n, actor, action in path:
             n.update(actor, action, reward[actor])
@@ -247,12 +274,24 @@ class SearchBot(Bot):
     description = "information-set MCTS from its own view: 1000 simulations per decision, random playouts"
     simulations: int | None = 1000
     milliseconds: float | None = None
+    exploration: float = EXPLORATION
+    guide: str | None = None
+    guide_plies: int = 0
+
+    def __init__(self, game: Game[Any], seat: int, rng: random.Random):
+        super().__init__(game, seat, rng)
+        if self.guide is not None:
+            from updown.bots import bot_names
+
+            if self.guide not in bot_names(game.id):
+                self.guide = None
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         found = search(self.game, view, legal, self.seat, self.rng,
-                       simulations=self.simulations, milliseconds=self.milliseconds)
+                       simulations=self.simulations, milliseconds=self.milliseconds,
+                       exploration=self.exploration, guide=self.guide, guide_plies=self.guide_plies)
         return found[0].action
 
 
@@ -285,9 +324,12 @@ class NormalBot(SearchBot):
 
 class HardBot(SearchBot):
     name = "hard"
-    description = "ISMCTS from its own view: up to 4000 simulations, at most 900 ms per decision"
+    description = ("ISMCTS from its own view: up to 4000 simulations, at most 900 ms per decision, "
+                   "greedy replies at the first step of each playout")
     simulations = 4000
     milliseconds = 900.0
+    guide = "greedy"
+    guide_plies = 1
 
 
 GENERIC_BOTS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
