@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from updown.bots import bot_names, make_bot
 from updown.bots.coach import analyse, best, is_mistake
-from updown.bots.search import SearchBot, rewards, search
+from updown.bots.search import Estimate, SearchBot, choose, rewards, search
 from updown.cli.app import app
 from updown.core.driver import play_game
 from updown.core.protocol import Result
@@ -26,6 +26,9 @@ SHORT = {"euchre": {"target": 3}, "updown": {"rounds": 1}, "up-or-down": {}, "up
 class TinySearch(SearchBot):
     name = "tiny"
     simulations = 4
+    anchor = "greedy"
+    guide = "greedy"
+    guide_plies = 1
 
 
 def _play(game_id: str, seed: int, search_seats: tuple[int, ...] = (0,)) -> Any:
@@ -125,6 +128,17 @@ def test_search_uses_only_public_protocol_methods_of_its_worlds(game_id, monkeyp
         search(game, view, legal, seat, random.Random(1), simulations=6, guide="greedy", guide_plies=1)
     assert built and seen <= _Spy.PUBLIC, seen - _Spy.PUBLIC
     assert "view" in seen  # the greedy guides read the world only through its views
+
+
+def test_choose_keeps_the_default_unless_clearly_beaten():
+    close = [Estimate(1, 0.60, 100, 0.03), Estimate(2, 0.55, 90, 0.03), Estimate(3, 0.2, 5, 0.1)]
+    assert choose(close, 2, 2.0) == 2  # 0.05 apart with s.e. 0.03 each: not clear
+    assert choose(close, None, 2.0) == 1  # no default: the most visited
+    clear = [Estimate(1, 0.70, 100, 0.01), Estimate(2, 0.55, 90, 0.01)]
+    assert choose(clear, 2, 2.0) == 1
+    rare = [Estimate(1, 0.5, 100, 0.01), Estimate(2, 0.4, 60, 0.01), Estimate(3, 0.99, 3, 0.001)]
+    assert choose(rare, 2, 2.0) == 1  # action 3 has too few visits to count
+    assert choose([Estimate(1, 0.5, 10, 0.1), Estimate(2, 0.0, 0, float("inf"))], 2, 2.0) == 1
 
 
 def test_rewards_read_placings_and_which_way_scores_run():

@@ -267,6 +267,29 @@ def search(
     return out
 
 
+def choose(found: Sequence[Estimate], default: int | None, confidence: float) -> int:
+    """The search's choice, or ``default`` unless the search found an action clearly better.
+
+    Without a default: the most visited action. With one: the action with the best mean among
+    those visited at least a tenth as often as the most visited, if its mean beats the default's
+    by more than ``confidence`` standard errors of the difference; otherwise the default.
+    """
+    if default is None:
+        return found[0].action
+    mine = next((e for e in found if e.action == default), None)
+    if mine is None or mine.visits == 0:
+        return found[0].action
+    most = max(e.visits for e in found)
+    contenders = [e for e in found if e.visits >= max(2, most // 10)]
+    if not contenders:
+        return default
+    top = max(contenders, key=lambda e: e.value)
+    if top.action == default:
+        return default
+    noise = math.sqrt(min(top.stderr, 1.0) ** 2 + min(mine.stderr, 1.0) ** 2)
+    return top.action if top.value - mine.value > confidence * noise else default
+
+
 class SearchBot(Bot):
     """Information-set MCTS with random playouts, from this seat's view only."""
 
@@ -277,22 +300,28 @@ class SearchBot(Bot):
     exploration: float = EXPLORATION
     guide: str | None = None
     guide_plies: int = 0
+    anchor: str | None = None
+    """A bot whose choice is kept unless the search finds another clearly better (see :func:`choose`)."""
+    confidence: float = 2.0
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
-        if self.guide is not None:
-            from updown.bots import bot_names
+        from updown.bots import bot_names, make_bot
 
-            if self.guide not in bot_names(game.id):
-                self.guide = None
+        if self.guide is not None and self.guide not in bot_names(game.id):
+            self.guide = None
+        self._anchor: Bot | None = None
+        if self.anchor is not None and self.anchor in bot_names(game.id):
+            self._anchor = make_bot(self.anchor, game, seat, random.Random(rng.getrandbits(64)))
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        default = self._anchor.act(view, legal) if self._anchor is not None else None
         found = search(self.game, view, legal, self.seat, self.rng,
                        simulations=self.simulations, milliseconds=self.milliseconds,
                        exploration=self.exploration, guide=self.guide, guide_plies=self.guide_plies)
-        return found[0].action
+        return choose(found, default, self.confidence)
 
 
 class EasyBot(Bot):
@@ -317,19 +346,23 @@ class EasyBot(Bot):
 
 class NormalBot(SearchBot):
     name = "normal"
-    description = "ISMCTS from its own view: up to 400 simulations, at most 90 ms per decision"
+    description = ("ISMCTS from its own view, up to 400 simulations or 90 ms per decision; "
+                   "keeps the greedy move unless the search finds one clearly better")
     simulations = 400
     milliseconds = 90.0
+    anchor = "greedy"
 
 
 class HardBot(SearchBot):
     name = "hard"
     description = ("ISMCTS from its own view: up to 4000 simulations, at most 900 ms per decision, "
-                   "greedy replies at the first step of each playout")
+                   "greedy replies at the first step of each playout; keeps the greedy move unless "
+                   "the search finds one clearly better")
     simulations = 4000
     milliseconds = 900.0
     guide = "greedy"
     guide_plies = 1
+    anchor = "greedy"
 
 
 GENERIC_BOTS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
