@@ -101,7 +101,7 @@ def main(argv: list[str]) -> None:
         wins.append(w / players)
         places.append(p / players)
         diffs.append(d / players)
-        if n % 10 == 0 or n == deals:
+        if n % 10 == 0 or n == deals or n < 10:
             wm, ws = mean_se(wins)
             dm, ds = mean_se(diffs)
             ts = sorted(times)

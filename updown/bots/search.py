@@ -135,8 +135,14 @@ class SearchStats:
         self.sq[action] = self.sq.get(action, 0.0) + reward * reward
 
 
-def playout(world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0) -> None:
-    """Uniformly random legal actions (and chance) to the end of the game.
+def playout(
+    world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0, deadline: float | None = None
+) -> bool:
+    """Uniformly random legal actions (and chance) to the end of the game; False if it gave up.
+
+    Past ``deadline`` (a ``time.perf_counter()`` value) the playout gives up unfinished, so that
+    one long playout (a random Sueca match can run for thousands of steps) cannot overrun the
+    decision's time budget.
 
     With ``guides`` (one bot per seat), the first ``plies`` decisions are the guides' choices,
     each from its own seat's view of the world.
@@ -154,7 +160,11 @@ def playout(world: State, rng: random.Random, guides: Sequence[Bot] = (), plies:
         for seat, action in picks:
             world.apply(action, seat)
         plies -= 1
+    steps = 0
     while not world.is_terminal():
+        steps += 1
+        if deadline is not None and steps % 64 == 0 and time.perf_counter() >= deadline:
+            return False
         if world.is_chance():
             world.apply(world.sample_chance(rng))
             continue
@@ -166,6 +176,7 @@ def playout(world: State, rng: random.Random, guides: Sequence[Bot] = (), plies:
             picks = [(seat, choice(world.legal_actions(seat))) for seat in actors]
             for seat, action in picks:
                 world.apply(action, seat)
+    return True
 
 
 def search(
@@ -246,7 +257,8 @@ def search(
                 node = None
             else:
                 node = child
-        playout(world, rng, guides, guide_plies if guides else 0)
+        if not playout(world, rng, guides, guide_plies if guides else 0, deadline if done > 0 else None):
+            break  # out of time: this simulation is dropped, its tree node stays unvisited
         reward = rewards(world.result())
         for n, actor, action in path:
             n.update(actor, action, reward[actor])
