@@ -29,7 +29,7 @@ def test_games_lists_updown_with_players_and_options():
     assert result.exit_code == 0
     assert "updown" in result.output and "UP&DOWN" in result.output
     assert "2-4" in result.output
-    assert "rounds" in result.output and "tiebreak_rounds" in result.output
+    assert "rounds" in result.output and "tiebreak_round" in result.output  # may be cut short: "…"
 
 
 def test_simulate_is_byte_identical_for_a_seed_and_differs_for_another():

@@ -27,6 +27,11 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if hasattr(_module, "GAME_ID") and hasattr(_module, "BOTS"):
         _FOR_GAME.setdefault(_module.GAME_ID, {}).update(_module.BOTS)
 
+# Search bots and the difficulty levels play every game through the protocol (bots/search.py).
+from updown.bots.search import GENERIC_BOTS as _SEARCH_BOTS  # noqa: E402
+
+_GENERIC.update(_SEARCH_BOTS)
+
 
 def bot_names(game_id: str) -> list[str]:
     return sorted({*_GENERIC, *_FOR_GAME.get(game_id, {})})

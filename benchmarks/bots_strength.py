@@ -1,0 +1,125 @@
+"""Strength of a bot against the greedy bot on duplicate deals, and its decision times.
+
+    python benchmarks/bots_strength.py GAME BOT [DEALS] [--opponent greedy] [-o key=value ...]
+
+Each deal (a seed) is played once per seat with BOT in that seat and OPPONENT in every other seat
+(so each deal is played ``players`` times and every seat's cards go to BOT once). Per game it
+records BOT's result: a win (first place alone, or with its partners only), its placing, and its
+score minus the mean of the opponents' scores (for Sueca, where lower scores win, the sign is
+turned so that positive is good for BOT). A baseline run with OPPONENT in every seat gives the
+reference win rate (1/players, or 1/2 for partnerships, up to ties). Figures are per deal (the mean over its
+rotations), with the standard error over deals. Decision times are BOT's own, per call of ``act``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from updown.bots import make_bot
+from updown.bots.search import EXPLORATION, SearchBot
+from updown.core.driver import play_game
+from updown.core.registry import get_game
+from updown.simulate import game_seeds, seeded
+
+
+class Timed:
+    def __init__(self, bot: Any, times: list[float]):
+        self.bot, self.times = bot, times
+
+    def act(self, view: Any, legal: Any) -> int:
+        t = time.perf_counter()
+        a = self.bot.act(view, legal)
+        self.times.append(time.perf_counter() - t)
+        return a
+
+
+def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
+    """A registered bot, or ``search:SIMULATIONS[:EXPLORATION[:GREEDY_PLIES]]`` for a search bot with that budget."""
+    if name.startswith("search:"):
+        parts = name.split(":")
+        cls = type("Search", (SearchBot,), {"simulations": int(parts[1]), "milliseconds": None,
+                                            "exploration": float(parts[2]) if len(parts) > 2 else EXPLORATION,
+                                            "guide": "greedy" if len(parts) > 3 else None,
+                                            "guide_plies": int(parts[3]) if len(parts) > 3 else 0})
+        return cls(game, seat, rng)
+    return make_bot(name, game, seat, rng)
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    m = statistics.fmean(xs)
+    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan")
+    return m, se
+
+
+def main(argv: list[str]) -> None:
+    args = [a for a in argv]
+    opponent = "greedy"
+    options: dict[str, Any] = {}
+    if "--opponent" in args:
+        i = args.index("--opponent")
+        opponent = args[i + 1]
+        del args[i:i + 2]
+    while "-o" in args:
+        i = args.index("-o")
+        k, _, v = args[i + 1].partition("=")
+        options[k] = int(v) if v.isdigit() else v
+        del args[i:i + 2]
+    game_id, bot = args[0], args[1]
+    deals = int(args[2]) if len(args) > 2 else 20
+    game = get_game(game_id)
+    players = game.bench_players
+    opts = game.options(options)
+    teams = game.teams(players)
+    times: list[float] = []
+    wins: list[float] = []
+    places: list[float] = []
+    diffs: list[float] = []
+    start = time.perf_counter()
+    for n, seed in enumerate(game_seeds(20261122, deals), start=1):
+        w = p = d = 0.0
+        for seat in range(players):
+            agents: list[Any] = []
+            for s in range(players):
+                name = bot if s == seat else opponent
+                agent = _bot(name, game, s, random.Random(f"{seed}:{s}:{name}"))
+                agents.append(Timed(agent, times) if s == seat else agent)
+            state, _ = play_game(game, players, agents, seeded(seed), options=opts, seed=seed)
+            r = state.result()
+            best = min(range(players), key=lambda s: r.placings[s])
+            sign = 1.0 if r.scores[best] == max(r.scores) else -1.0
+            mates = next((t for t in teams if seat in t), (seat,)) if teams else (seat,)
+            others = [s for s in range(players) if s not in mates]
+            first = [s for s in range(players) if r.placings[s] == 1]
+            w += 1.0 if set(first) <= set(mates) and seat in first else 0.0
+            p += r.placings[seat]
+            d += sign * (r.scores[seat] - statistics.fmean(r.scores[s] for s in others))
+        wins.append(w / players)
+        places.append(p / players)
+        diffs.append(d / players)
+        if n % 10 == 0 or n == deals or n < 10:
+            wm, ws = mean_se(wins)
+            dm, ds = mean_se(diffs)
+            ts = sorted(times)
+            print(f"  {n} deals ({n * players} games, {time.perf_counter() - start:.0f} s): "
+                  f"win {wm:.3f} ± {ws:.3f}, score diff {dm:+.3f} ± {ds:.3f}; "
+                  f"decisions {len(ts)}, median {1000 * ts[len(ts) // 2]:.1f} ms, max {1000 * ts[-1]:.1f} ms",
+                  flush=True)
+    wm, ws = mean_se(wins)
+    pm, ps = mean_se(places)
+    dm, ds = mean_se(diffs)
+    ts = sorted(times)
+    print(f"{game_id} {bot} vs {opponent} x{players - 1} options={options}: {deals} deals x {players} seats = "
+          f"{deals * players} games")
+    print(f"  win rate {wm:.3f} ± {ws:.3f} (all-{opponent} table: 1/{len(teams) if teams else players} before ties)")
+    print(f"  mean placing {pm:.3f} ± {ps:.3f}; score diff vs opponents {dm:+.3f} ± {ds:.3f} (positive: better for {bot})")
+    print(f"  decision time: {len(ts)} decisions, median {1000 * ts[len(ts) // 2]:.1f} ms, "
+          f"max {1000 * ts[-1]:.1f} ms (2 shared cores)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

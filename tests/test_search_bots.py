@@ -1,0 +1,190 @@
+"""Search bots, levels, the coach and `updown review`: legal, reproducible, from the view alone."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from updown.bots import bot_names, make_bot
+from updown.bots.coach import analyse, best, is_mistake
+from updown.bots.search import Estimate, SearchBot, choose, rewards, search
+from updown.cli.app import app
+from updown.core.driver import play_game
+from updown.core.protocol import Result
+from updown.core.records import Record, replay
+from updown.core.registry import all_games, get_game
+from updown.simulate import play_seeded, seeded
+
+GAMES = [g.id for g in all_games()]
+SHORT = {"euchre": {"target": 3}, "updown": {"rounds": 1}, "up-or-down": {}, "updown-sueca": {}}
+
+
+class TinySearch(SearchBot):
+    name = "tiny"
+    simulations = 4
+    anchor = "greedy"
+    guide = "greedy"
+    guide_plies = 1
+
+
+def _play(game_id: str, seed: int, search_seats: tuple[int, ...] = (0,)) -> Any:
+    game = get_game(game_id)
+    players = game.bench_players
+    agents = [TinySearch(game, s, random.Random(f"{seed}:{s}")) if s in search_seats
+              else make_bot("greedy", game, s, random.Random(f"{seed}:{s}")) for s in range(players)]
+    return play_game(game, players, agents, seeded(seed), options=game.options(SHORT[game_id]), seed=seed)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_levels_are_listed_for_every_game(game_id):
+    assert {"easy", "normal", "hard"} <= set(bot_names(game_id))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_search_plays_whole_games_legally_and_reproducibly(game_id):
+    # play_game refuses any illegal action; a second run from the same seed makes the same record.
+    state, record = _play(game_id, 7)
+    assert state.is_terminal()
+    again, record2 = _play(game_id, 7)
+    assert record2.steps == record.steps
+    assert replay(Record.from_json(record.to_json())).result() == state.result()
+
+
+def test_easy_level_plays_whole_games():
+    game = get_game("updown")
+    state, _ = play_seeded(game, 4, ["easy", "greedy", "easy", "random"], 3, game.options({"rounds": 1}))
+    assert state.is_terminal()
+
+
+def _positions(game_id: str, seed: int, every: int = 9) -> list[tuple[Any, list[int], int]]:
+    """Some (view, legal, seat) decision points of a random game."""
+    game = get_game(game_id)
+    rng = random.Random(seed)
+    state = game.new_state(game.bench_players, game.options(SHORT[game_id]))
+    out = []
+    k = 0
+    while not state.is_terminal() and len(out) < 4:
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+            continue
+        seat = state.actors()[-1]
+        legal = state.legal_actions(seat)
+        if len(legal) > 1 and k % every == 0:
+            out.append((state.view(seat), legal, seat))
+        state.apply(rng.choice(legal), seat)
+        k += 1
+    return out
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_search_sees_only_the_view(game_id):
+    # The same decisions from a JSON copy of the view (nothing but its data reaches the bot)...
+    game = get_game(game_id)
+    for view, legal, seat in _positions(game_id, 11):
+        copy = json.loads(json.dumps(view))
+        a = search(game, view, legal, seat, random.Random(5), simulations=12)
+        b = search(game, copy, legal, seat, random.Random(5), simulations=12)
+        assert a == b
+
+
+class _Spy:
+    """A world that records every attribute the search reads from it."""
+
+    PUBLIC = {"is_terminal", "is_chance", "sample_chance", "actors", "legal_actions", "apply", "result", "view"}
+
+    def __init__(self, world: Any, seen: set[str]):
+        object.__setattr__(self, "_world", world)
+        object.__setattr__(self, "_seen", seen)
+
+    def __getattr__(self, name: str) -> Any:
+        self._seen.add(name)
+        return getattr(self._world, name)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_search_uses_only_public_protocol_methods_of_its_worlds(game_id, monkeypatch):
+    game = get_game(game_id)
+    seen: set[str] = set()
+    built: list[Any] = []
+    real = type(game).world_sampler
+
+    def spying_sampler(self: Any, view: Any) -> Any:
+        inner = real(self, view)
+
+        class Sampler:
+            def draw(self, rng: random.Random) -> Any:
+                world = inner.draw(rng)
+                built.append(world)
+                return _Spy(world, seen)
+        return Sampler()
+
+    monkeypatch.setattr(type(game), "world_sampler", spying_sampler)
+    for view, legal, seat in _positions(game_id, 12)[:2]:
+        search(game, view, legal, seat, random.Random(1), simulations=6)
+        search(game, view, legal, seat, random.Random(1), simulations=6, guide="greedy", guide_plies=1)
+    assert built and seen <= _Spy.PUBLIC, seen - _Spy.PUBLIC
+    assert "view" in seen  # the greedy guides read the world only through its views
+
+
+def test_choose_keeps_the_default_unless_clearly_beaten():
+    close = [Estimate(1, 0.60, 100, 0.03), Estimate(2, 0.55, 90, 0.03), Estimate(3, 0.2, 5, 0.1)]
+    assert choose(close, 2, 2.0) == 2  # 0.05 apart with s.e. 0.03 each: not clear
+    assert choose(close, None, 2.0) == 1  # no default: the most visited
+    clear = [Estimate(1, 0.70, 100, 0.01), Estimate(2, 0.55, 90, 0.01)]
+    assert choose(clear, 2, 2.0) == 1
+    rare = [Estimate(1, 0.5, 100, 0.01), Estimate(2, 0.4, 60, 0.01), Estimate(3, 0.99, 3, 0.001)]
+    assert choose(rare, 2, 2.0) == 1  # action 3 has too few visits to count
+    assert choose([Estimate(1, 0.5, 10, 0.1), Estimate(2, 0.0, 0, float("inf"))], 2, 2.0) == 1
+
+
+def test_rewards_read_placings_and_which_way_scores_run():
+    higher = rewards(Result.from_scores([10, 3, 10, 3]))  # partners tie at the top
+    assert higher[0] == higher[2] > higher[1] == higher[3]
+    lower = rewards(Result.from_scores([5, -1, 8, 2], higher_wins=False))  # lowest wins
+    assert lower[1] > lower[3] > lower[0] > lower[2]
+    assert all(0.0 <= r <= 1.0 for r in higher + lower)
+
+
+DEAL = [
+    "deal 0: 7C 2D 3D 4D 5D 6D 8D 9D 10D JD QD",
+    "deal 1: 2C 3C 4C 5C 6C 8C 9C 10C JC QC 2H",
+    "deal 2: 3H 4H 5H 6H 7H 8H 9H 10H JH QH 2S",
+    "deal 3: 3S 4S 5S 6S 7S 8S 9S 10S JS QS 7D",
+]
+
+
+def test_coach_finds_the_only_winning_card():
+    # UP&DOWN, one round, trump 7 and DOWN after the flip: seat 0's trump 7C is the only card in its
+    # hand that can take the trick; every diamond it could throw wins nothing.
+    game = get_game("updown")
+    state = replay(Record("updown", 4, {"rounds": 1}, ["a", "b", "c", "d"],
+                          [*DEAL, "dice: 3+4", "toss: UP", "orient: C", "0: flip"]))
+    legal = state.legal_actions(0)
+    hints = analyse(game, state.view(0), legal, budget=60 * len(legal), seed=1)
+    assert game.action_to_str(hints[0].action) == "7C"
+    assert [h.action for h in hints] == sorted(legal, key=lambda a: -next(h.estimate for h in hints if h.action == a))
+    assert best(game, state.view(0), legal, budget=60 * len(legal), seed=1) == hints[0].action
+    assert is_mistake(hints, hints[-1].action) and not is_mistake(hints, hints[0].action)
+
+
+def test_review_command(tmp_path):
+    game = get_game("updown")
+    _, record = play_seeded(game, 4, ["random"] * 4, 5, game.options({"rounds": 1}))
+    path = tmp_path / "game.json"
+    path.write_text(record.to_json(), encoding="utf-8")
+    runner = CliRunner()
+    out = runner.invoke(app, ["review", str(path), "--seat", "1", "--budget", "20", "--all", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    played = [s.split(":", 1)[1].strip() for s in record.steps if s.startswith("1:")]
+    assert [r["played"] for r in data["decisions"]] == played
+    assert all(r["options"][0]["action"] == r["best"] for r in data["decisions"] if not r["forced"])
+    assert data["mistakes"] == sum(r["mistake"] for r in data["decisions"])
+    text = runner.invoke(app, ["review", str(path), "--seat", "1", "--budget", "10"])
+    assert text.exit_code == 0 and "decisions clearly worse than the best" in text.output
+    bad = runner.invoke(app, ["review", str(path), "--seat", "9"])
+    assert bad.exit_code == 2 and "no seat 9" in bad.output
