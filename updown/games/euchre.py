@@ -818,7 +818,7 @@ class EuchreWorlds(WorldSampler):
             dealt = next((i for i, s in enumerate(order) if sizes[s] < HAND), 4)
         else:
             dealt = 4
-        st.deal_seat = order[dealt] if dealt < 4 else (dealer if dealer >= 0 else 0)
+        st.deal_seat = order[dealt] if dealt < len(order) else (dealer if dealer >= 0 else 0)
         hand = sorted(_fast_id(c) for c in view["hand"])
         own_discard = _fast_id(view["discard"]) if view.get("discard") else -1
         known_up = up_taken and upcard not in played[dealer]
