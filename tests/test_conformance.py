@@ -393,6 +393,8 @@ def test_resampled_worlds_vary(game: Game[Any], players: int) -> None:
     rng = random.Random(players)
     for _ in range(length // 2):  # the same game, stopped half-way
         random_step(state, rng)
+    while state.is_chance():  # at a decision, so that cards are dealt (half-way may be a new deal)
+        random_step(state, rng)
     assert not state.is_terminal()
     for seat in range(players):
         others = {json.dumps([state.resample(seat, rng).view(o) for o in range(players) if o != seat])

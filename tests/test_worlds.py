@@ -117,6 +117,18 @@ def test_a_world_needs_only_the_view(game: Game[Any]) -> None:
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)
+def test_a_world_from_the_first_state(game: Game[Any]) -> None:
+    """Before the first chance step (for Euchre, before the first dealer is drawn) a world is the
+    same game from the start, and plays on like it."""
+    state = game.new_state(game.min_players)
+    for seat in range(game.min_players):
+        world = game.sample_world(state.view(seat), random.Random(seat))
+        assert world.view(seat) == state.view(seat)
+        assert world.chance_label() == state.chance_label()
+        assert sorted(world.chance_outcomes()) == sorted(state.chance_outcomes())
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)
 def test_spectator_and_foreign_views_are_refused(game: Game[Any]) -> None:
     state, _ = random_playout(game, game.min_players, 1)
     with pytest.raises(IllegalAction, match="spectator"):

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import insort
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -120,6 +121,21 @@ POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 """``POWER[trump][led][card]``: the highest power in a trick wins it."""
 RIGHT_BOWER = tuple(s * 6 + JACK for s in range(4))
+_ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
+"""``_ONLY[seat]``: the actors when ``seat`` alone must act."""
+
+
+def _seat_plan(out: int, defender: int) -> tuple[int, tuple[int, ...]]:
+    """How many seats play a deal, and who plays after whom, when ``out`` sits out (-1: nobody)
+    and ``defender`` defends alone (-1: nobody), so that the defender's partner sits out too."""
+    absent = {out, (defender + 2) & 3 if defender >= 0 else -1}
+    playing = [s for s in range(4) if s not in absent]
+    after = tuple(next(n for n in ((s + k) & 3 for k in (1, 2, 3)) if n in playing) for s in range(4))
+    return len(playing), after
+
+
+SEAT_PLANS = {(out, d): _seat_plan(out, d) for out in range(-1, 4) for d in range(-1, 4)}
+"""``SEAT_PLANS[out, defender]``: (seats that play, the next seat in play after each seat)."""
 LEFT_BOWER = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
 
 
@@ -244,7 +260,7 @@ class EuchreState(State):
         "game", "players", "options", "log", "phase", "deal_no", "dealer", "hands", "deck",
         "deal_seat", "upcard", "up_taken", "passes", "trump", "maker", "alone", "defender",
         "out", "discarded", "leader", "turn", "trick", "trick_cards", "trick_seats", "won",
-        "played", "totals", "history", "deal_log_start", "_actors",
+        "played", "totals", "history", "deal_log_start", "_actors", "eff", "led", "active", "next_seat",
     )
 
     def __init__(self, game: EuchreGame, players: int, options: EuchreOptions, *, _empty: bool = False):
@@ -286,6 +302,9 @@ class EuchreState(State):
         self.won = [0, 0, 0, 0]
         self.played: list[list[int]] = [[], [], [], []]
         self._actors: tuple[int, ...] = ()
+        self.eff: tuple[int, ...] = EFF[0]  # EFF[trump] once trump is made
+        self.led = -1  # the effective suit led to the current trick, -1 before its first card
+        self._plan_seats()
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -318,9 +337,13 @@ class EuchreState(State):
         raise IllegalAction("this is not a chance step")
 
     def sample_chance(self, rng: random.Random) -> int:
-        if self.phase == _DEAL or self.phase == _UPCARD:
-            return rng.choice(self.deck)
-        return super().sample_chance(rng)
+        phase = self.phase
+        if phase == _DEAL or phase == _UPCARD:
+            deck = self.deck  # every undealt card equally likely
+            return deck[int(rng.random() * len(deck))]
+        if phase == _DEALER:
+            return DEALER + int(rng.random() * 4)
+        raise IllegalAction("this is not a chance step")
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
@@ -329,15 +352,17 @@ class EuchreState(State):
             return []
         phase = self.phase
         if phase == _PLAY:
-            hand = self.hands[seat]
-            if self.trick_cards:
-                eff = EFF[self.trump]
-                led = eff[self.trick_cards[0]]
-                follow = [c for c in hand if eff[c] == led]
+            hand = self.hands[seat]  # sorted
+            led = self.led
+            if led >= 0:
+                eff = self.eff
+                follow = []
+                for c in hand:
+                    if eff[c] == led:
+                        follow.append(c)
                 if follow:
-                    follow.sort()
                     return follow
-            return sorted(hand)
+            return hand[:]
         if phase == _BID1:
             if seat == self.dealer:
                 return [PASS, PICK_UP, PICK_UP_ALONE]
@@ -350,7 +375,7 @@ class EuchreState(State):
             return [PASS, *names]
         if phase == _DISCARD:
             up = self.upcard
-            return sorted(DISCARD + c for c in self.hands[seat] if c != up)
+            return [DISCARD + c for c in self.hands[seat] if c != up]
         if phase == _DEFEND:
             return [PASS, DEFEND_ALONE]
         return []
@@ -359,51 +384,63 @@ class EuchreState(State):
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         phase = self.phase
-        if phase == _PLAY and seat is not None and seat == self.turn:
+        if seat is None:
+            if phase == _DEAL:  # the next card of the deal, to deal_seat
+                try:
+                    self.deck.remove(action)
+                except ValueError:
+                    raise self._not_in_deck(action) from None
+                hand = self.hands[self.deal_seat]
+                hand.append(action)
+                if len(hand) == HAND:
+                    self._dealt(hand)
+                return
+            if phase <= _UPCARD:
+                self._chance(action)
+                return
+            seat = self._seat_for(None)  # the game is over, or the one seat to act
+        elif seat != self.turn or seat < 0:
+            seat = self._seat_for(seat)  # raises, naming why this seat cannot act now
+        if phase == _PLAY:
             hand = self.hands[seat]
             if action in hand:
-                cards = self.trick_cards
-                if cards:
-                    eff = EFF[self.trump]
-                    led = eff[cards[0]]
-                    if eff[action] != led:
-                        for c in hand:
-                            if eff[c] == led:
-                                raise IllegalAction(f"{CARD_STR[action]}: follow suit ({CARD_STR[c]} is in hand)")
+                led = self.led
+                eff = self.eff
+                if led >= 0 and eff[action] != led:
+                    for c in hand:
+                        if eff[c] == led:
+                            raise IllegalAction(f"{CARD_STR[action]}: follow suit ({CARD_STR[c]} is in hand)")
                 self._play(action, seat, hand)
                 return
-        elif phase == _DEAL and seat is None:
-            deck = self.deck
-            hand = self.hands[self.deal_seat]
-            if len(hand) < HAND - 1 and action in deck:
-                deck.remove(action)
-                hand.append(action)
-                return
-        if seat is not None:
-            self.check_seat(seat)
-        if phase == _OVER:
-            raise IllegalAction("the game is over")
-        if phase <= _UPCARD:
-            if seat is not None:
-                raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
-            self._chance(action)
+        elif action in self.legal_actions(seat):
+            if phase == _BID1 or phase == _BID2:
+                self._bid(action, seat)
+            elif phase == _DISCARD:
+                self._discard(action, seat)
+            else:
+                self._defend(action, seat)
             return
-        seat = self._seat_for(seat)
-        if action not in self.legal_actions(seat):
-            raise IllegalAction(f"{GAME.action_name(action)} is not legal for seat {seat} now")
-        if phase == _PLAY:
-            self._play(action, seat, self.hands[seat])
-        elif phase == _BID1 or phase == _BID2:
-            self._bid(action, seat)
-        elif phase == _DISCARD:
-            self._discard(action, seat)
-        else:
-            self._defend(action, seat)
+        raise IllegalAction(f"{GAME.action_name(action)} is not legal for seat {seat} now")
 
     # -- chance steps ---------------------------------------------------------------------------
+    def _dealt(self, hand: list[int]) -> None:
+        """``deal_seat``'s hand is full: it is sorted (and kept so) and shown to its seat."""
+        seat = self.deal_seat
+        hand.sort()
+        self.log.append({"type": "hand", "deal": self.deal_no, "seat": seat,
+                         "cards": [CARD_STR[c] for c in hand], "to": [seat]})
+        if seat == self.dealer:
+            self.phase = _UPCARD
+        else:
+            self.deal_seat = (seat + 1) & 3
+
+    def _not_in_deck(self, action: int) -> IllegalAction:
+        what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
+        return IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
+
     def _chance(self, action: int) -> None:
-        phase = self.phase
-        if phase == _DEALER:
+        """The first dealer or the up-card (``apply`` deals the hands itself)."""
+        if self.phase == _DEALER:
             if not DEALER <= action < DEALER + 4:
                 raise IllegalAction(f"{GAME.action_name(action)} is not a choice of the first dealer")
             self.dealer = action - DEALER
@@ -412,30 +449,17 @@ class EuchreState(State):
             self.phase = _DEAL
             return
         if action not in self.deck:
-            what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
-            raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck")
+            raise self._not_in_deck(action)
         self.deck.remove(action)
-        if phase == _UPCARD:
-            self.upcard = action
-            self.log.append({"type": "upcard", "deal": self.deal_no, "dealer": self.dealer,
-                             "card": CARD_STR[action]})
-            self.phase = _BID1
-            self._to((self.dealer + 1) & 3)
-            return
-        seat = self.deal_seat
-        hand = self.hands[seat]
-        hand.append(action)
-        if len(hand) == HAND:
-            self.log.append({"type": "hand", "deal": self.deal_no, "seat": seat,
-                             "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
-            if seat == self.dealer:
-                self.phase = _UPCARD
-            else:
-                self.deal_seat = (seat + 1) & 3
+        self.upcard = action
+        self.log.append({"type": "upcard", "deal": self.deal_no, "dealer": self.dealer,
+                         "card": CARD_STR[action]})
+        self.phase = _BID1
+        self._to((self.dealer + 1) & 3)
 
     def _to(self, seat: int) -> None:
         self.turn = seat
-        self._actors = (seat,)
+        self._actors = _ONLY[seat]
 
     # -- bidding --------------------------------------------------------------------------------
     def _bid(self, action: int, seat: int) -> None:
@@ -464,11 +488,12 @@ class EuchreState(State):
             self.trump = action - (NAME_ALONE if self.alone else NAME)
         if self.alone:
             self.out = (seat + 2) & 3
+        self.eff = EFF[self.trump]
         log.append({"type": "trump", "deal": self.deal_no, "maker": seat, "suit": SUIT_LETTERS[self.trump],
                     "alone": self.alone, "out": self.out if self.out >= 0 else None})
         dealer = self.dealer
         if self.phase == _BID1 and self.out != dealer:
-            self.hands[dealer].append(self.upcard)
+            insort(self.hands[dealer], self.upcard)
             self.up_taken = True
             log.append({"type": "pickup", "seat": dealer, "card": CARD_STR[self.upcard]})
             self.phase = _DISCARD
@@ -511,11 +536,14 @@ class EuchreState(State):
     def _start_play(self) -> None:
         self.phase = _PLAY
         self.trick = 0
-        lead = (self.dealer + 1) & 3
-        while not self._active(lead):
-            lead = (lead + 1) & 3
+        self._plan_seats()
+        lead = self.next_seat[self.dealer]
         self.leader = lead
         self._to(lead)
+
+    def _plan_seats(self) -> None:
+        """How many seats play this deal, and who plays after whom (absent seats are passed over)."""
+        self.active, self.next_seat = SEAT_PLANS[self.out, self.defender]
 
     def _active(self, seat: int) -> bool:
         if self.out == seat:
@@ -533,23 +561,20 @@ class EuchreState(State):
         hand.remove(card)
         self.played[seat].append(card)
         cards = self.trick_cards
+        if not cards:
+            self.led = self.eff[card]
         cards.append(card)
         self.trick_seats.append(seat)
-        active = 4 - (self.out >= 0) - (self.defender >= 0)
-        if len(cards) < active:
-            nxt = (seat + 1) & 3
-            if nxt == self.out or (self.defender >= 0 and nxt == ((self.defender + 2) & 3)):
-                nxt = self._next_active(nxt)
+        if len(cards) < self.active:
+            nxt = self.next_seat[seat]
             self.turn = nxt
-            self._actors = (nxt,)
+            self._actors = _ONLY[nxt]
             return
-        power = POWER[self.trump][EFF[self.trump][cards[0]]]
-        best = 0
-        winner = 0
-        for i, c in enumerate(cards):
-            p = power[c]
-            if p > best:
-                best, winner = p, i
+        power = POWER[self.trump][self.led]
+        best = winner = 0
+        for i, c in enumerate(cards):  # the highest power wins
+            if power[c] > best:
+                best, winner = power[c], i
         win_seat = self.trick_seats[winner]
         self.won[win_seat] += 1
         self.trick += 1
@@ -558,12 +583,13 @@ class EuchreState(State):
                          "winner": win_seat, "trump": SUIT_LETTERS[self.trump]})
         self.trick_cards = []
         self.trick_seats = []
+        self.led = -1
         if self.trick == HAND:
             self._end_deal(self.maker)
             return
         self.leader = win_seat
         self.turn = win_seat
-        self._actors = (win_seat,)
+        self._actors = _ONLY[win_seat]
 
     def _end_deal(self, maker: int | None) -> None:
         points = [0, 0]
@@ -594,8 +620,7 @@ class EuchreState(State):
             self.phase = _OVER
             self.turn = -1
             self._actors = ()
-            self.log.append({"type": "end", "totals": list(self.totals),
-                             "placings": list(self.result().placings[:2])})
+            self.log.append({"type": "end", "totals": list(self.totals), "placings": list(self._team_places())})
             return
         self.dealer = (self.dealer + 1) & 3
         self._start_deal()
@@ -604,9 +629,14 @@ class EuchreState(State):
         if self.phase != _OVER:
             raise IllegalAction("the game is not over")
         t = self.totals
-        team_place = (1 if t[0] >= t[1] else 2, 1 if t[1] >= t[0] else 2)
+        team_place = self._team_places()
         return Result((t[0], t[1], t[0], t[1]), (team_place[0], team_place[1], team_place[0], team_place[1]),
                       {"teams": list(t), "deals": [dict(h) for h in self.history]})
+
+    def _team_places(self) -> tuple[int, int]:
+        """Each team's placing: more points place first, equal points share first place."""
+        t = self.totals
+        return (1 if t[0] >= t[1] else 2, 1 if t[1] >= t[0] else 2)
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
@@ -696,6 +726,10 @@ class EuchreState(State):
         c.history = list(self.history)
         c.deal_log_start = self.deal_log_start
         c._actors = self._actors
+        c.eff = self.eff
+        c.led = self.led
+        c.active = self.active
+        c.next_seat = self.next_seat
         c._frozen_upto = self._frozen_upto
         return c
 
@@ -748,6 +782,9 @@ class EuchreWorlds(WorldSampler):
         st.turn = st._actors[0] if st._actors else -1
         st.trick_seats = [s for s, _ in view["table"]]
         st.trick_cards = [_fast_id(c) for _, c in view["table"]]
+        st.eff = EFF[st.trump] if st.trump >= 0 else EFF[0]
+        st.led = st.eff[st.trick_cards[0]] if st.trick_cards else -1
+        st._plan_seats()
         st.won = list(view["tricks"])
         played: list[list[int]] = [[], [], [], []]
         tricks = passes = 0
@@ -781,8 +818,8 @@ class EuchreWorlds(WorldSampler):
             dealt = next((i for i, s in enumerate(order) if sizes[s] < HAND), 4)
         else:
             dealt = 4
-        st.deal_seat = order[dealt] if order and dealt < 4 else (dealer if dealer >= 0 else 0)
-        hand = [_fast_id(c) for c in view["hand"]]
+        st.deal_seat = order[dealt] if dealt < len(order) else (dealer if dealer >= 0 else 0)
+        hand = sorted(_fast_id(c) for c in view["hand"])
         own_discard = _fast_id(view["discard"]) if view.get("discard") else -1
         known_up = up_taken and upcard not in played[dealer]
         hidden_discard = up_taken and phase != _DISCARD and seat != dealer
@@ -850,6 +887,7 @@ class EuchreWorlds(WorldSampler):
         for s, cards in zip(self.others, parts):
             if self.known_up and s == dealer:
                 cards.append(world.upcard)
+            cards.sort()  # hands are kept sorted
             world.hands[s] = cards
         if self.hidden_discard:
             world.discarded = parts[3][0]

@@ -288,7 +288,8 @@ class UpOrDownState(State):
     def sample_chance(self, rng: random.Random) -> int:
         if self.phase >= _PLAY:
             raise IllegalAction("this is not a chance step")
-        return rng.choice(self.stock)
+        stock = self.stock  # every card left in the stock equally likely
+        return stock[int(rng.random() * len(stock))]
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:

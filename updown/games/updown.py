@@ -94,6 +94,8 @@ _ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
     for n in POSITIONS
 }
 """``_ROTATION[n][seat][suit]``: the orientation in which ``suit`` faces ``seat``."""
+_ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
+"""``_ONLY[seat]``: the actors when ``seat`` alone must act."""
 
 
 def _ascii_number(text: str) -> bool:
@@ -325,11 +327,19 @@ class UpDownState(State):
         raise IllegalAction("this is not a chance step")
 
     def sample_chance(self, rng: random.Random) -> int:
-        if self.phase == _DEAL:
-            return rng.choice(self.deck)
-        if self.phase == _DICE:
-            return rng.choice(_DICE_BY_TRUMP[self.trump])
-        return super().sample_chance(rng)
+        # Every outcome of every chance step here is equally likely.
+        phase = self.phase
+        if phase == _DEAL:
+            deck = self.deck
+            return deck[int(rng.random() * len(deck))]
+        if phase == _DICE:
+            rolls = _DICE_BY_TRUMP[self.trump]
+            return rolls[int(rng.random() * len(rolls))]
+        if phase == _TOSS:
+            return TOSS_UP if rng.random() < 0.5 else TOSS_DOWN
+        if phase == _ORIENT:
+            return ORIENT + int(rng.random() * 4)
+        raise IllegalAction("this is not a chance step")
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
@@ -484,50 +494,49 @@ class UpDownState(State):
         ineligible: list[int] = []
         winner: int | None = None
         best = -1
-        for seat, card in enumerate(cards):
+        for seat in range(n):
             v = values[seat]
             if cancelled and v in cancelled:
                 continue
             if v == trump:
                 winner = seat  # an uncancelled trump value is unique, and beats every other card
                 best = 99
-            elif SUIT[card] == own_suits[seat]:
+            elif SUIT[cards[seat]] == own_suits[seat]:
                 score = v if up else 20 - v
                 if score > best:
                     best, winner = score, seat
             else:
                 ineligible.append(seat)
         last = self.trick == self.hand_size - 1
-        event: Event = {
-            "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": self.leader,
-            "up": self.up, "trump": trump, "suits": self._letters(),
-            "cards": [CARD_STR[c] for c in cards], "cancelled": cancelled, "ineligible": ineligible,
-            "winner": winner, "taken": 0, "pot": 0, "discarded": 0,
-        }
+        taken = discarded = 0
         if winner is not None:
             taken = self.pot + 1
             self.tricks[winner] += taken
             self.totals[winner] += taken
             self.pot = 0
-            event["taken"] = taken
         else:
             self.pot += 1
             if last:
-                self.discarded += self.pot
-                event["discarded"] = self.pot
+                discarded = self.pot
+                self.discarded += discarded
                 self.pot = 0
-        event["pot"] = self.pot
-        self.log.append(event)
-        for pile, card in zip(self.played, cards):
-            pile.append(card)
+        self.log.append({
+            "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": self.leader,
+            "up": up, "trump": trump, "suits": list(_SEAT_LETTERS[n][self.orient]),  # type: ignore[index]
+            "cards": [CARD_STR[c] for c in cards], "cancelled": cancelled, "ineligible": ineligible,
+            "winner": winner, "taken": taken, "pot": self.pot, "discarded": discarded,
+        })
+        played = self.played
+        for seat in range(n):
+            played[seat].append(cards[seat])
         self.pending = [None] * n
-        self.leader = (self.leader + 1) % n
+        self.leader = leader = (self.leader + 1) % n
         self.trick += 1
         if last:
             self._end_round()
         else:
             self.phase = _LEAD
-            self._actors = (self.leader,)
+            self._actors = _ONLY[leader]
 
     def _end_round(self) -> None:
         self.history.append({"tricks": list(self.tricks), "discarded": self.discarded})

@@ -287,7 +287,8 @@ class UpDownSuecaState(State):
     def sample_chance(self, rng: random.Random) -> int:
         if not self.is_chance():
             raise IllegalAction("this is not a chance step")
-        return rng.choice(self.deck)
+        deck = self.deck  # every undealt card equally likely
+        return deck[int(rng.random() * len(deck))]
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:

@@ -1,0 +1,169 @@
+"""The scalar engines' speed: uniformly random games through the public protocol, for all four
+games, interleaved in one process with a plain pyspiel Euchre loop (OpenSpiel's peer, one deal).
+
+    .venv/bin/python benchmarks/scalar_speed.py [--seconds S] [--rounds R] [--base DIR]
+
+Each round plays every game for ``S`` seconds (and pyspiel's Euchre for ``S`` seconds right after
+ours), so the machine's noise falls on both sides alike. Our loop is ``updown bench``'s: every step
+goes through ``is_terminal``, ``is_chance``/``sample_chance``, ``actors``, ``legal_actions`` and
+``apply``. pyspiel's loop is the plainest there is: ``random.choice(state.legal_actions())`` at
+chance nodes and decisions alike, then ``apply_action``.
+
+``--base DIR`` also measures another checkout of the package (``DIR`` holds its ``updown``
+folder, e.g. ``/work/main``): each round then runs the same playouts with that code in a child
+process, alternating with ours, and the table adds its figures and our ratio to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from typing import Any
+
+GAMES = ("euchre", "up-or-down", "updown", "updown-sueca")
+
+
+def our_playouts(game_id: str, seconds: float, seed: int) -> tuple[int, float]:
+    """(games, seconds) of uniformly random games, the loop of ``updown.bench.random_playouts``."""
+    from updown.core.registry import get_game
+
+    game = get_game(game_id)
+    options = game.options(dict(game.bench_options))
+    players = game.bench_players
+    rng = random.Random(seed)
+    choice = rng.choice
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_state(players, options)
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+            else:
+                seat = state.actors()[0]
+                state.apply(choice(state.legal_actions(seat)), seat)
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return games, time.perf_counter() - start
+
+
+def pyspiel_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
+    """(games, seconds) of one-deal Euchre through pyspiel's plain loop; None without open_spiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("euchre", {"stick_the_dealer": True, "allow_lone_defender": False})
+    rng = random.Random(seed)
+    choice = rng.choice
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    return games, time.perf_counter() - start
+
+
+def one_round(seconds: float, seed: int, with_pyspiel: bool) -> dict[str, tuple[int, float]]:
+    out: dict[str, tuple[int, float]] = {}
+    for game_id in GAMES:
+        out[game_id] = our_playouts(game_id, seconds, seed)
+        if game_id == "euchre" and with_pyspiel:
+            theirs = pyspiel_playouts(seconds, seed)
+            if theirs is not None:
+                out["pyspiel"] = theirs
+    return out
+
+
+def base_round(base: str, seconds: float, seed: int) -> dict[str, tuple[int, float]]:
+    """One round of the other checkout's engines, in a child process that imports them first."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(base))
+    got = subprocess.run(
+        [sys.executable, __file__, "--worker", "--seconds", str(seconds), "--seed", str(seed)],
+        env=env, check=True, capture_output=True, text=True,
+    )
+    data = json.loads(got.stdout)
+    expected = os.path.join(os.path.abspath(base), "updown")
+    if not data["module"].startswith(expected):
+        raise SystemExit(f"the child imported {data['module']}, not the code in {base}")
+    return {k: (v[0], v[1]) for k, v in data["figures"].items()}
+
+
+def add(total: dict[str, list[float]], figures: dict[str, tuple[int, float]]) -> None:
+    for key, (games, secs) in figures.items():
+        entry = total.setdefault(key, [0.0, 0.0])
+        entry[0] += games
+        entry[1] += secs
+
+
+def rate(total: dict[str, list[float]], key: str) -> float | None:
+    entry = total.get(key)
+    return entry[0] / entry[1] if entry else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per game per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--base", help="root of another checkout to compare with (its updown/ folder)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        import updown
+
+        one_round(args.seconds, args.seed, with_pyspiel=False)  # warm up, as the parent is warm
+        figures = one_round(args.seconds, args.seed, with_pyspiel=False)
+        print(json.dumps({"module": os.path.abspath(updown.__file__), "figures": figures}))
+        return
+    import updown
+
+    ours: dict[str, list[float]] = {}
+    base: dict[str, list[float]] = {}
+    one_round(min(args.seconds, 0.3), 0, with_pyspiel=True)  # warm up
+    for r in range(args.rounds):
+        seed = args.seed + r
+        if args.base:
+            add(base, base_round(args.base, args.seconds, seed))
+        add(ours, one_round(args.seconds, seed, with_pyspiel=True))
+    print(f"ours: {os.path.dirname(os.path.abspath(updown.__file__))}"
+          + (f"   base: {os.path.abspath(args.base)}/updown" if args.base else ""))
+    print(f"{args.rounds} rounds x {args.seconds:g} s per game, interleaved; games/s (one deal of Euchre, "
+          "one round of updown, whole games otherwise)")
+    head = f"{'game':14} {'ours':>9}"
+    if args.base:
+        head += f" {'base':>9} {'ours/base':>9}"
+    head += f" {'pyspiel':>9} {'ours/pyspiel':>12}"
+    print(head)
+    for game_id in GAMES:
+        mine = rate(ours, game_id)
+        assert mine is not None
+        line = f"{game_id:14} {mine:9.0f}"
+        if args.base:
+            theirs = rate(base, game_id)
+            assert theirs is not None
+            line += f" {theirs:9.0f} {mine / theirs:9.2f}"
+        spiel = rate(ours, "pyspiel") if game_id == "euchre" else None
+        if spiel is not None:
+            line += f" {spiel:9.0f} {mine / spiel:12.2f}"
+            if args.base and (theirs := rate(base, game_id)) is not None:
+                line += f"   (base/pyspiel {theirs / spiel:.2f})"
+        print(line)
+    if rate(ours, "pyspiel") is None:
+        print("open_spiel is not installed: pip install open_spiel==2.0.2 for the comparison")
+
+
+if __name__ == "__main__":
+    main()
