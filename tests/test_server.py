@@ -467,3 +467,18 @@ def test_languages_event_lines_rules_and_catalogue(server: Server) -> None:
     assert alice.get("/api/rules/chess").status_code == 404
     cat = alice.get("/api/i18n/de").json()
     assert cat["lang"] == "de" and len(cat["messages"]) > 100
+
+
+def test_hints_for_ones_own_seat_on_unrated_tables_only(server: Server) -> None:
+    alice, bob = User(server, "alice"), User(server, "bob")
+    table = make_table(alice, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"])
+    ca = alice.socket(table["id"])
+    ca.until(lambda m: m["type"] in ("frame", "snapshot") and bool(m["legal"]), 30)
+    r = alice.get(f"/api/tables/{table['id']}/hint?budget=60")
+    assert r.status_code == 200, r.text
+    hints = r.json()["hints"]
+    assert {h["id"] for h in hints} == {a["id"] for a in ca.legal}  # exactly this seat's legal actions
+    assert hints[0]["best"] and hints == sorted(hints, key=lambda h: -h["estimate"])
+    assert bob.get(f"/api/tables/{table['id']}/hint").status_code == 403  # not seated: nothing
+    rated = make_table(alice, "updown", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], rated=True)
+    assert alice.get(f"/api/tables/{rated['id']}/hint").status_code == 403

@@ -325,6 +325,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse(live.record(full=finished),
                             headers={"Content-Disposition": f'attachment; filename="{live.game.id}-{table_id}.json"'})
 
+    @app.get("/api/tables/{table_id}/hint")
+    async def hint(table_id: str, request: Request, budget: int = 300) -> dict[str, Any]:
+        """The coach for the asking seat only, on unrated tables: each legal action with its estimate."""
+        acc = require(request)
+        live = await hub.live(table_id)
+        if live is None:
+            raise bad(404, "no such table")
+        if live.rated:
+            raise bad(403, "hints are for unrated tables only")
+        seat = next((i for i, s in enumerate(live.seats) if s.account_id == acc.id and s.kind == "person"), None)
+        if seat is None:
+            raise bad(403, "only a seated player gets hints, for their own seat")
+        if not 50 <= budget <= 2000:
+            raise bad(400, "the budget is 50 to 2000 simulations")
+        async with live.lock:
+            if live.status != "running" or live.state.is_terminal() or seat not in live.state.actors():
+                raise bad(409, "it is not your turn")
+            view = live.state.view(seat)
+            legal = live.state.legal_actions(seat)
+        from updown.bots.coach import analyse, is_mistake
+
+        hints = await asyncio.to_thread(analyse, live.game, view, legal, budget=budget, seed=len(live.steps))
+        return {"seat": seat, "hints": [
+            {"id": h.action, "notation": live.game.action_to_str(h.action), "estimate": round(h.estimate, 4),
+             "stderr": round(h.stderr, 4), "best": i == 0, "clearly_worse": is_mistake(hints, h.action)}
+            for i, h in enumerate(hints)]}
+
     @app.get("/api/leaderboard/{game_id}")
     def leaderboard(game_id: str) -> list[dict[str, Any]]:
         try:
