@@ -139,8 +139,8 @@ def test_every_event_line_is_built_in_every_language():
             # Lines we changed on purpose: the pick-up no longer announces a discard not yet made,
             # and "euchred" reads as a sentence ("are euchred").
             if (game.id, event["type"]) not in {("euchre", "pickup"), ("euchre", "score")}:
-                # ... and "1 cards", "1 tricks" now read "1 card", "1 trick".
-                engine = re.sub(r"\b1 (card|trick|point)s\b", r"1 \1", game.describe(event, names))
+                # ... and "1 cards", "1 tricks" now read "1 card", "1 trick" ("-1 points" stays).
+                engine = re.sub(r"(?<![-\d])1 (card|trick|point)s\b", r"1 \1", game.describe(event, names))
                 assert english == engine, event
             kinds.add(event["type"])
             for lang in ("de", "pt"):
@@ -568,3 +568,21 @@ def test_hostile_names_in_a_record_are_shown_as_text(tmp_path: Path):
     result = run("replay", str(path))
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "[red]boo" in result.output
+
+
+def test_hint_shows_the_coach_for_this_seat():
+    """`hint` lists each legal action with the coach's estimate, best first, in the player's language."""
+    from updown.cli.human import hint_lines
+
+    game = get_game("euchre")
+    state = game.new_state(4)
+    rng = random.Random(5)
+    while state.is_chance():
+        state.apply(state.sample_chance(rng))
+    seat = state.actors()[0]
+    legal = state.legal_actions(seat)
+    lines = hint_lines(game, state.view(seat), legal, translator("de"), budget=60)
+    assert lines[0].startswith("Die Schätzungen des Trainers")
+    assert len(lines) == 1 + len(legal) and "am besten" in lines[1]
+    shown = {line.split()[0] for line in lines[1:]}
+    assert shown == {game.action_to_str(a).split()[0] for a in legal}

@@ -32,7 +32,20 @@ _QUIT = {"quit", "exit", "q", "beenden", "sair"}
 _HELP = {"help", "?", "hilfe", "ajuda"}
 _RULES = {"rules", "regeln", "regras"}
 _UNDO = {"undo", "zurück", "zuruck", "desfazer"}
+_HINT = {"hint", "tipp", "dica"}
 _YES = {"y", "yes", "j", "ja", "s", "sim"}
+
+
+def hint_lines(game: Game[Any], view: View, legal: Sequence[int], _: Translator, budget: int = 300) -> list[str]:
+    """The coach's estimate of each legal action, best first, from this seat's view alone."""
+    from updown.bots.coach import analyse, is_mistake
+
+    hints = analyse(game, view, legal, budget=budget, seed=len(view.get("log", ())))
+    lines = [_("The coach's estimates (0.5 is an even game), best first:")]
+    for i, h in enumerate(hints):
+        mark = _("best") if i == 0 else (_("clearly worse") if is_mistake(hints, h.action) else "")
+        lines.append(f"  {game.action_name(h.action):<14} {h.estimate:.3f}  {mark}".rstrip())
+    return lines
 
 
 class HumanAgent:
@@ -73,7 +86,7 @@ class HumanAgent:
         notations = [self.game.action_name(a) for a in legal]
         self.say(_("legal: {moves}").format(moves=", ".join(notations)), "dim")
         prompt = self.hooks.prompt(view, _)
-        extras = ["help", "rules"] + (["undo"] if self.can_undo else []) + ["quit"]
+        extras = ["help", "rules", "hint"] + (["undo"] if self.can_undo else []) + ["quit"]
         while True:
             try:
                 line = self.console.input(Text(f"{prompt} ({', '.join(extras)}): ", style="bold"))
@@ -87,6 +100,9 @@ class HumanAgent:
                 raise Quit(_("you left the game"))
             if word in _HELP:
                 self._help(view, notations)
+                continue
+            if word in _HINT:
+                self._hint(view, legal)
                 continue
             if word in _RULES:
                 if self.show_rules:
@@ -130,6 +146,10 @@ class HumanAgent:
         except EOFError:
             raise Quit(_("input ended")) from None
         return answer.strip().lower() in _YES
+
+    def _hint(self, view: View, legal: Sequence[int]) -> None:
+        for line in hint_lines(self.game, view, legal, self._):
+            self.say(line)
 
     def _help(self, view: View, notations: list[str]) -> None:
         _ = self._
