@@ -9,7 +9,6 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -23,7 +22,7 @@ from updown.core.errors import UpdownError
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """The CLI's one-line error, with the message taken literally (``'updown[arena]'`` is no markup)."""
-    return _fail(escape(message), code)
+    return _fail(message, code)
 
 
 def _whole(option: str, text: str, minimum: int | None = None) -> int:
