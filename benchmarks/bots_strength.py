@@ -39,14 +39,25 @@ class Timed:
 
 
 def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
-    """A registered bot, or ``search:SIMULATIONS[:EXPLORATION[:GREEDY_PLIES]]`` for a search bot with that budget."""
+    """A registered bot, or ``search:KEY=VALUE,...`` for a search bot with those settings.
+
+    Keys: ``sims`` (simulations), ``ms`` (milliseconds), ``c`` (exploration), ``guide`` (greedy
+    plies at the start of each playout), ``horizon`` (1: simulations end with the deal),
+    ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors).
+    """
     if name.startswith("search:"):
-        parts = name.split(":")
-        cls = type("Search", (SearchBot,), {"simulations": int(parts[1]), "milliseconds": None,
-                                            "exploration": float(parts[2]) if len(parts) > 2 else EXPLORATION,
-                                            "guide": "greedy" if len(parts) > 3 else None,
-                                            "guide_plies": int(parts[3]) if len(parts) > 3 else 0})
-        return cls(game, seat, rng)
+        kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
+        attrs: dict[str, Any] = {
+            "simulations": int(kv["sims"]) if "sims" in kv else None,
+            "milliseconds": float(kv["ms"]) if "ms" in kv else None,
+            "exploration": float(kv.get("c", EXPLORATION)),
+            "guide": "greedy" if int(kv.get("guide", 0)) else None,
+            "guide_plies": int(kv.get("guide", 0)),
+            "horizon": bool(int(kv.get("horizon", 0))),
+            "anchor": None if kv.get("anchor", "none") == "none" else kv["anchor"],
+            "confidence": float(kv.get("conf", 2.0)),
+        }
+        return type("Search", (SearchBot,), attrs)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from updown.bots.base import Bot
-from updown.core.protocol import Game, Result, State, View
+from updown.core.protocol import Game, Progress, Result, State, View
 
 EXPLORATION = 0.7
 
@@ -89,7 +89,9 @@ class Node:
     avail: dict[tuple[int, int], int] = field(default_factory=dict)
     children: dict[tuple[int, ...], Node] = field(default_factory=dict)
 
-    def select(self, seat: int, legal: Sequence[int], c: float, rng: random.Random) -> int:
+    def select(self, seat: int, legal: Sequence[int], c: float, rng: random.Random,
+               lo: float = 0.0, scale: float = 1.0) -> int:
+        """UCB1 with availability counts; means are read as ``(mean - lo) / scale``."""
         visits, total, avail = self.visits, self.total, self.avail
         untried = []
         for a in legal:
@@ -104,7 +106,7 @@ class Node:
         for a in legal:
             key = (seat, a)
             v = visits[key]
-            value = total[key] / v + c * math.sqrt(math.log(avail[key]) / v)
+            value = (total[key] / v - lo) / scale + c * math.sqrt(math.log(avail[key]) / v)
             if value > best_value:
                 best, best_value = a, value
         return best
@@ -136,9 +138,13 @@ class SearchStats:
 
 
 def playout(
-    world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0, deadline: float | None = None
+    world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0, deadline: float | None = None,
+    deals: int | None = None,
 ) -> bool:
     """Uniformly random legal actions (and chance) to the end of the game; False if it gave up.
+
+    With ``deals`` (a count of finished deals, :class:`Progress`), the playout stops at the end
+    of that deal instead: at the first chance step once more deals than that are finished.
 
     Past ``deadline`` (a ``time.perf_counter()`` value) the playout gives up unfinished, so that
     one long playout (a random Sueca match can run for thousands of steps) cannot overrun the
@@ -150,6 +156,8 @@ def playout(
     choice = rng.choice
     while plies > 0 and not world.is_terminal():
         if world.is_chance():
+            if deals is not None and _deal_over(world, deals):
+                return True
             world.apply(world.sample_chance(rng))
             continue
         actors = world.actors()
@@ -166,6 +174,8 @@ def playout(
         if deadline is not None and steps % 64 == 0 and time.perf_counter() >= deadline:
             return False
         if world.is_chance():
+            if deals is not None and _deal_over(world, deals):
+                return True
             world.apply(world.sample_chance(rng))
             continue
         actors = world.actors()
@@ -177,6 +187,26 @@ def playout(
             for seat, action in picks:
                 world.apply(action, seat)
     return True
+
+
+def _deal_over(world: State, deals: int) -> bool:
+    progress = world.progress()
+    return progress is not None and progress.deals > deals
+
+
+def deal_rewards(start: Progress, end: Progress) -> list[float]:
+    """Each seat's points gained since ``start``, less the mean of the other seats' gains.
+
+    Points count the way the game's scores run (counting down, a point lost is a point gained).
+    Partners gain together, so in Euchre a seat's margin is two thirds of its team's lead.
+    """
+    sign = 1.0 if end.higher_wins else -1.0
+    gains = [sign * (b - a) for a, b in zip(start.scores, end.scores)]
+    n = len(gains)
+    if n < 2:
+        return gains
+    total = sum(gains)
+    return [g - (total - g) / (n - 1) for g in gains]
 
 
 def search(
@@ -192,6 +222,7 @@ def search(
     uniform_root: bool = False,
     guide: str | None = None,
     guide_plies: int = 0,
+    horizon: bool = False,
 ) -> list[Estimate]:
     """Run ISMCTS from ``view`` (``seat``'s view) and return the root actions' estimates.
 
@@ -199,6 +230,10 @@ def search(
     estimate of every action, not only of the best); below the root the search is the same.
     ``guide`` names a bot (e.g. ``greedy``) that plays the first ``guide_plies`` decisions of
     every playout for every seat, from that seat's view of the world (the rest is random).
+    ``horizon``: if the game reports its :meth:`State.progress`, simulations end with the current
+    deal and a seat's reward is its points margin over the deal (:func:`deal_rewards`, not
+    bounded: the tree reads means scaled by the lowest and highest reward seen so far); otherwise
+    they run to the end of the game with :func:`rewards`.
     The estimates come back best first (most visits, then highest mean).
     """
     if not legal:
@@ -219,17 +254,27 @@ def search(
     deadline = None if milliseconds is None else time.perf_counter() + milliseconds / 1000.0
     done = 0
     allowed = set(legal)
+    lo, hi = 0.0, 1.0
+    bounded = True
     while True:
         if simulations is not None and done >= simulations:
             break
         if deadline is not None and done > 0 and time.perf_counter() >= deadline:
             break
         world = sampler.draw(rng)
+        start = world.progress() if horizon else None
+        deals = start.deals if start is not None else None
+        if start is not None and bounded:
+            bounded = False
+            lo, hi = 0.0, 0.0
+        scale = hi - lo if hi > lo else 1.0
         path: list[tuple[Node, int, int]] = []
         root_action = -1
         node: Node | None = root
         while node is not None and not world.is_terminal():
             if world.is_chance():
+                if deals is not None and _deal_over(world, deals):
+                    break
                 world.apply(world.sample_chance(rng))
                 continue
             actors = world.actors()
@@ -244,7 +289,7 @@ def search(
                         node.select(actor, actor_legal, exploration, rng)  # count availability
                         picks.append((actor, action))
                         continue
-                picks.append((actor, node.select(actor, actor_legal, exploration, rng)))
+                picks.append((actor, node.select(actor, actor_legal, exploration, rng, lo, scale)))
             for actor, action in picks:
                 world.apply(action, actor)
                 path.append((node, actor, action))
@@ -257,9 +302,17 @@ def search(
                 node = None
             else:
                 node = child
-        if not playout(world, rng, guides, guide_plies if guides else 0, deadline if done > 0 else None):
+        if node is None and not playout(world, rng, guides, guide_plies if guides else 0,
+                                        deadline if done > 0 else None, deals):
             break  # out of time: this simulation is dropped, its tree node stays unvisited
-        reward = rewards(world.result())
+        if start is not None:
+            end = world.progress()
+            assert end is not None
+            reward = deal_rewards(start, end)
+            lo = min(lo, min(reward))
+            hi = max(hi, max(reward))
+        else:
+            reward = rewards(world.result())
         for n, actor, action in path:
             n.update(actor, action, reward[actor])
         if root_action >= 0:
@@ -273,7 +326,7 @@ def search(
             var = max(0.0, stats.sq.get(a, 0.0) / v - mean * mean)
             err = math.sqrt(var / (v - 1))
         else:
-            err = float("inf") if v == 0 else 1.0
+            err = float("inf") if v == 0 else (hi - lo if not bounded else 1.0)
         out.append(Estimate(a, mean, v, err))
     out.sort(key=lambda e: (-e.visits, -e.value, legal.index(e.action)))
     return out
@@ -298,7 +351,7 @@ def choose(found: Sequence[Estimate], default: int | None, confidence: float) ->
     top = max(contenders, key=lambda e: e.value)
     if top.action == default:
         return default
-    noise = math.sqrt(min(top.stderr, 1.0) ** 2 + min(mine.stderr, 1.0) ** 2)
+    noise = math.sqrt(top.stderr ** 2 + mine.stderr ** 2)  # finite: both were visited
     return top.action if top.value - mine.value > confidence * noise else default
 
 
@@ -315,6 +368,8 @@ class SearchBot(Bot):
     anchor: str | None = None
     """A bot whose choice is kept unless the search finds another clearly better (see :func:`choose`)."""
     confidence: float = 2.0
+    horizon: bool = False
+    """End simulations with the current deal and reward the deal's points margin (see :func:`search`)."""
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
@@ -332,7 +387,8 @@ class SearchBot(Bot):
         default = self._anchor.act(view, legal) if self._anchor is not None else None
         found = search(self.game, view, legal, self.seat, self.rng,
                        simulations=self.simulations, milliseconds=self.milliseconds,
-                       exploration=self.exploration, guide=self.guide, guide_plies=self.guide_plies)
+                       exploration=self.exploration, guide=self.guide, guide_plies=self.guide_plies,
+                       horizon=self.horizon)
         return choose(found, default, self.confidence)
 
 

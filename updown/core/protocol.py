@@ -69,6 +69,21 @@ class Result:
         return {"scores": list(self.scores), "placings": list(self.placings), **thaw(self.details)}
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where a match stands between its deals (for search horizons and evaluations).
+
+    ``deals`` counts the deals (rounds) finished and scored; ``scores`` are the match scores per
+    seat as they stand now (what :meth:`State.result` would give if the match ended here, counting
+    the current deal only as far as the rules have scored it); ``higher_wins`` says which way they
+    run. Public information: every seat's view shows it.
+    """
+
+    deals: int
+    scores: tuple[float, ...]
+    higher_wins: bool = True
+
+
 class Game(ABC, Generic[O]):
     """A registered game: its identity, seats, options and action notation."""
 
@@ -209,6 +224,14 @@ class State(ABC):
     @abstractmethod
     def result(self) -> Result:
         """Scores and placings; only at a terminal state."""
+
+    def progress(self) -> Progress | None:
+        """The match's standing now (see :class:`Progress`), or None if the game cannot say.
+
+        A deal's score is counted at the step that ends it, and the next deal begins with a
+        chance step (the deal), so a caller may look for a new deal at chance steps only.
+        """
+        return None
 
     def leave_action(self, seat: int) -> int | None:
         """The action by which ``seat`` may leave the game now, or None if it cannot.

@@ -54,7 +54,7 @@ from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
-from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal
 
 # -- the deck -----------------------------------------------------------------------------------
@@ -632,6 +632,11 @@ class EuchreState(State):
         team_place = self._team_places()
         return Result((t[0], t[1], t[0], t[1]), (team_place[0], team_place[1], team_place[0], team_place[1]),
                       {"teams": list(t), "deals": [dict(h) for h in self.history]})
+
+    def progress(self) -> Progress:
+        """Deals finished (thrown-in deals too) and each seat's team points."""
+        t = self.totals
+        return Progress(len(self.history), (t[0], t[1], t[0], t[1]))
 
     def _team_places(self) -> tuple[int, int]:
         """Each team's placing: more points place first, equal points share first place."""

@@ -42,7 +42,7 @@ from typing import Any
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
-from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import free_deal
 
 # -- cards ---------------------------------------------------------------------------------------
@@ -487,6 +487,10 @@ class UpOrDownState(State):
         self._actors = ()
         result = self.result()
         self.log.append({"type": "end", "scores": list(result.scores), "placings": list(result.placings)})
+
+    def progress(self) -> Progress:
+        """One game, no deals: each seat's score if play stopped now (columns and discards)."""
+        return Progress(0, tuple(self.scores()))
 
     def result(self) -> Result:
         if self.phase != _OVER:

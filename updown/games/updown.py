@@ -40,7 +40,7 @@ from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
-from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import free_deal
 
 # -- the deck and the U&D card ------------------------------------------------------------------
@@ -564,6 +564,10 @@ class UpDownState(State):
         return Result.from_scores(
             self.totals, details={"rounds": [dict(h) for h in self.history]}
         )
+
+    def progress(self) -> Progress:
+        """Rounds finished and each seat's tricks so far (the current round's count as they are won)."""
+        return Progress(len(self.history), tuple(self.totals))
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:

@@ -59,7 +59,7 @@ from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
-from updown.core.protocol import Event, Game, Result, State, View, WorldSampler
+from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal
 
 # -- the deck -------------------------------------------------------------------------------------
@@ -644,6 +644,10 @@ class UpDownSuecaState(State):
                    "house": house, "left": [s for s in range(PLAYERS) if self.left[s]],
                    "deals": [dict(h) for h in self.history]}
         return Result(tuple(self.scores), tuple(placings), details)
+
+    def progress(self) -> Progress:
+        """Deals scored and each seat's points (counting down: the lower, the better)."""
+        return Progress(len(self.history), tuple(self.scores), higher_wins=False)
 
     # -- information ----------------------------------------------------------------------------
     def view(self, seat: int | None) -> View:
