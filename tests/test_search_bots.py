@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from updown.bots import bot_names, make_bot
 from updown.bots.coach import analyse, best, is_mistake
-from updown.bots.search import Estimate, SearchBot, choose, rewards, search
+from updown.bots.search import Estimate, SearchBot, choose, deal_rewards, rewards, search
 from updown.cli.app import app
 from updown.core.driver import play_game
-from updown.core.protocol import Result
+from updown.core.protocol import Progress, Result
 from updown.core.records import Record, replay
 from updown.core.registry import all_games, get_game
 from updown.simulate import play_seeded, seeded
@@ -94,7 +94,8 @@ def test_search_sees_only_the_view(game_id):
 class _Spy:
     """A world that records every attribute the search reads from it."""
 
-    PUBLIC = {"is_terminal", "is_chance", "sample_chance", "actors", "legal_actions", "apply", "result", "view"}
+    PUBLIC = {"is_terminal", "is_chance", "sample_chance", "actors", "legal_actions", "apply", "result", "view",
+              "progress"}
 
     def __init__(self, world: Any, seen: set[str]):
         object.__setattr__(self, "_world", world)
@@ -126,6 +127,7 @@ def test_search_uses_only_public_protocol_methods_of_its_worlds(game_id, monkeyp
     for view, legal, seat in _positions(game_id, 12)[:2]:
         search(game, view, legal, seat, random.Random(1), simulations=6)
         search(game, view, legal, seat, random.Random(1), simulations=6, guide="greedy", guide_plies=1)
+        search(game, view, legal, seat, random.Random(1), simulations=6, horizon=True, depth=5)
     assert built and seen <= _Spy.PUBLIC, seen - _Spy.PUBLIC
     assert "view" in seen  # the greedy guides read the world only through its views
 
@@ -193,3 +195,62 @@ def test_review_command(tmp_path):
     assert text.exit_code == 0 and "decisions clearly worse than the best" in text.output
     bad = runner.invoke(app, ["review", str(path), "--seat", "9"])
     assert bad.exit_code == 2 and "no seat 9" in bad.output
+
+
+def test_deal_rewards_are_margins_over_the_deal_in_the_games_direction():
+    start = Progress(2, (10, 4, 7, 7))
+    assert deal_rewards(start, Progress(3, (13, 4, 7, 10))) == [2.0, -2.0, -2.0, 2.0]
+    down = Progress(1, (20, 20, 20, 20), higher_wins=False)
+    # counting down: seat 0 lost 3 points (good), seat 1 gained 5 (bad)
+    assert deal_rewards(down, Progress(2, (17, 25, 20, 20), higher_wins=False)) == [
+        3 + 5 / 3, -5 - 3 / 3, 0 + 2 / 3, 0 + 2 / 3]
+
+
+@pytest.mark.parametrize("game_id", ["euchre", "updown", "updown-sueca"])
+def test_horizon_simulations_stop_at_the_end_of_the_deal(game_id, monkeypatch):
+    game = get_game(game_id)
+    worlds: list[Any] = []
+    real = type(game).world_sampler
+
+    def keeping_sampler(self: Any, view: Any) -> Any:
+        inner = real(self, view)
+
+        class Sampler:
+            def draw(self, rng: random.Random) -> Any:
+                world = inner.draw(rng)
+                worlds.append((world, world.progress().deals))
+                return world
+        return Sampler()
+
+    monkeypatch.setattr(type(game), "world_sampler", keeping_sampler)
+    options = {"euchre": {"target": 10}, "updown": {"rounds": 4}, "updown-sueca": {}}[game_id]
+    state = game.new_state(game.bench_players, game.options(options))
+    rng = random.Random(3)
+    while state.is_chance() or len(state.legal_actions(state.actors()[0])) < 2:
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+        else:
+            state.apply(state.legal_actions(state.actors()[0])[0], state.actors()[0])
+    seat = state.actors()[0]
+    search(game, state.view(seat), state.legal_actions(seat), seat, random.Random(2), simulations=40, horizon=True)
+    assert len(worlds) == 40
+    ended = 0
+    for world, deals in worlds:
+        now = world.progress().deals
+        assert now in (deals, deals + 1)
+        if now == deals + 1:
+            ended += 1
+            # stopped at the next deal's first chance step (or the end), never played into it
+            assert world.is_chance() or world.is_terminal()
+    assert ended == 40  # every simulation here runs the deal to its end
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_horizon_search_is_reproducible_and_estimates_points(game_id):
+    game = get_game(game_id)
+    for view, legal, seat in _positions(game_id, 21)[:2]:
+        a = search(game, view, legal, seat, random.Random(9), simulations=30, horizon=True)
+        b = search(game, view, legal, seat, random.Random(9), simulations=30, horizon=True)
+        assert a == b
+        assert sum(e.visits for e in a) == 30
+        assert {e.action for e in a} == set(legal)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from updown.bots.base import Bot
+from updown.bots.search import HardBot, NormalBot
 from updown.core.protocol import View
 from updown.games.euchre import (
     DISCARD, EFF, JACK, NAME, NAME_ALONE, NUM_CARDS, ORDER_UP, ORDER_UP_ALONE, PASS,
@@ -191,6 +192,16 @@ class EuchreGreedy(Bot):
         return max(trumps, key=lambda c: tpower[c]) if makers else min(trumps, key=lambda c: tpower[c])
 
 
-BOTS = {"greedy": EuchreGreedy}
+class EuchreNormal(NormalBot):
+    """In Euchre the search beats ``greedy`` clearly on its own (docs/bots.md): no anchor."""
 
-__all__ = ["BOTS", "GAME_ID", "EuchreGreedy"]
+    description = "ISMCTS from its own view to the end of the deal, up to 2000 simulations or 90 ms per decision"
+    anchor = None
+
+
+class EuchreHard(HardBot):
+    description = "ISMCTS from its own view to the end of the deal, up to 20000 simulations or 900 ms per decision"
+    anchor = None
+
+
+BOTS = {"greedy": EuchreGreedy, "normal": EuchreNormal, "hard": EuchreHard}

@@ -139,7 +139,7 @@ class SearchStats:
 
 def playout(
     world: State, rng: random.Random, guides: Sequence[Bot] = (), plies: int = 0, deadline: float | None = None,
-    deals: int | None = None,
+    deals: int | None = None, depth: int | None = None,
 ) -> bool:
     """Uniformly random legal actions (and chance) to the end of the game; False if it gave up.
 
@@ -151,10 +151,11 @@ def playout(
     decision's time budget.
 
     With ``guides`` (one bot per seat), the first ``plies`` decisions are the guides' choices,
-    each from its own seat's view of the world.
+    each from its own seat's view of the world. With ``depth``, the playout stops after that many
+    decisions (guided ones included).
     """
     choice = rng.choice
-    while plies > 0 and not world.is_terminal():
+    while plies > 0 and not world.is_terminal() and (depth is None or depth > 0):
         if world.is_chance():
             if deals is not None and _deal_over(world, deals):
                 return True
@@ -168,6 +169,8 @@ def playout(
         for seat, action in picks:
             world.apply(action, seat)
         plies -= 1
+        if depth is not None:
+            depth -= 1
     steps = 0
     while not world.is_terminal():
         steps += 1
@@ -178,6 +181,10 @@ def playout(
                 return True
             world.apply(world.sample_chance(rng))
             continue
+        if depth is not None:
+            if depth <= 0:
+                return True
+            depth -= 1
         actors = world.actors()
         if len(actors) == 1:
             seat = actors[0]
@@ -223,6 +230,7 @@ def search(
     guide: str | None = None,
     guide_plies: int = 0,
     horizon: bool = False,
+    depth: int | None = None,
 ) -> list[Estimate]:
     """Run ISMCTS from ``view`` (``seat``'s view) and return the root actions' estimates.
 
@@ -233,7 +241,8 @@ def search(
     ``horizon``: if the game reports its :meth:`State.progress`, simulations end with the current
     deal and a seat's reward is its points margin over the deal (:func:`deal_rewards`, not
     bounded: the tree reads means scaled by the lowest and highest reward seen so far); otherwise
-    they run to the end of the game with :func:`rewards`.
+    they run to the end of the game with :func:`rewards`. ``depth`` (with ``horizon``) also ends
+    every simulation after that many decisions from the root.
     The estimates come back best first (most visits, then highest mean).
     """
     if not legal:
@@ -269,6 +278,7 @@ def search(
             lo, hi = 0.0, 0.0
         scale = hi - lo if hi > lo else 1.0
         path: list[tuple[Node, int, int]] = []
+        left = depth if start is not None else None
         root_action = -1
         node: Node | None = root
         while node is not None and not world.is_terminal():
@@ -290,6 +300,8 @@ def search(
                         picks.append((actor, action))
                         continue
                 picks.append((actor, node.select(actor, actor_legal, exploration, rng, lo, scale)))
+            if left is not None:
+                left -= 1
             for actor, action in picks:
                 world.apply(action, actor)
                 path.append((node, actor, action))
@@ -302,8 +314,10 @@ def search(
                 node = None
             else:
                 node = child
+            if left is not None and left <= 0:
+                break
         if node is None and not playout(world, rng, guides, guide_plies if guides else 0,
-                                        deadline if done > 0 else None, deals):
+                                        deadline if done > 0 else None, deals, left):
             break  # out of time: this simulation is dropped, its tree node stays unvisited
         if start is not None:
             end = world.progress()
@@ -368,6 +382,8 @@ class SearchBot(Bot):
     anchor: str | None = None
     """A bot whose choice is kept unless the search finds another clearly better (see :func:`choose`)."""
     confidence: float = 2.0
+    depth: int | None = None
+    """With ``horizon``: also end simulations after this many decisions."""
     horizon: bool = False
     """End simulations with the current deal and reward the deal's points margin (see :func:`search`)."""
 
@@ -388,7 +404,7 @@ class SearchBot(Bot):
         found = search(self.game, view, legal, self.seat, self.rng,
                        simulations=self.simulations, milliseconds=self.milliseconds,
                        exploration=self.exploration, guide=self.guide, guide_plies=self.guide_plies,
-                       horizon=self.horizon)
+                       horizon=self.horizon, depth=self.depth)
         return choose(found, default, self.confidence)
 
 
@@ -413,23 +429,26 @@ class EasyBot(Bot):
 
 
 class NormalBot(SearchBot):
+    """The ``normal`` level for any game; a game's bot module may tune it (e.g. drop the anchor)."""
+
     name = "normal"
-    description = ("ISMCTS from its own view, up to 400 simulations or 90 ms per decision; "
-                   "keeps the greedy move unless the search finds one clearly better")
-    simulations = 400
+    description = ("ISMCTS from its own view to the end of the deal, up to 2000 simulations or 90 ms "
+                   "per decision; keeps the greedy move unless the search finds one clearly better")
+    simulations = 2000
     milliseconds = 90.0
+    horizon = True
     anchor = "greedy"
 
 
 class HardBot(SearchBot):
+    """The ``hard`` level for any game; a game's bot module may tune it."""
+
     name = "hard"
-    description = ("ISMCTS from its own view: up to 4000 simulations, at most 900 ms per decision, "
-                   "greedy replies at the first step of each playout; keeps the greedy move unless "
-                   "the search finds one clearly better")
-    simulations = 4000
+    description = ("ISMCTS from its own view to the end of the deal, up to 20000 simulations or 900 ms "
+                   "per decision; keeps the greedy move unless the search finds one clearly better")
+    simulations = 20000
     milliseconds = 900.0
-    guide = "greedy"
-    guide_plies = 1
+    horizon = True
     anchor = "greedy"
 
 

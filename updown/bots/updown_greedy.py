@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from updown.bots.base import Bot
+from updown.bots.search import HardBot, NormalBot
 from updown.core.cards import Suit
 from updown.core.protocol import View
 from updown.games.updown import (
@@ -127,4 +128,18 @@ class UpDownGreedy(Bot):
 
 
 GAME_ID = "updown"
-BOTS = {"greedy": UpDownGreedy}
+
+
+class UpDownNormal(NormalBot):
+    """In UP&DOWN the search beats ``greedy`` clearly on its own (docs/bots.md): no anchor."""
+
+    description = "ISMCTS from its own view to the end of the deal, up to 2000 simulations or 90 ms per decision"
+    anchor = None
+
+
+class UpDownHard(HardBot):
+    description = "ISMCTS from its own view to the end of the deal, up to 20000 simulations or 900 ms per decision"
+    anchor = None
+
+
+BOTS = {"greedy": UpDownGreedy, "normal": UpDownNormal, "hard": UpDownHard}
