@@ -437,7 +437,7 @@ class NormalBot(SearchBot):
     simulations = 2000
     milliseconds = 90.0
     horizon = True
-    anchor = "greedy"
+    anchor: str | None = "greedy"
 
 
 class HardBot(SearchBot):
@@ -449,7 +449,7 @@ class HardBot(SearchBot):
     simulations = 20000
     milliseconds = 900.0
     horizon = True
-    anchor = "greedy"
+    anchor: str | None = "greedy"
 
 
 GENERIC_BOTS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
