@@ -3,9 +3,11 @@
 :func:`analyse` runs the information-set MCTS of :mod:`updown.bots.search` from the seat's view
 alone, with the root iterations spread evenly over the legal actions (so each action gets a fair
 estimate, not only the one the search likes), and returns ``(action, estimate)`` pairs best first.
-The estimate is the mean playout reward of :func:`updown.bots.search.rewards`, in ``[0, 1]``: three
-quarters the seat's expected standing at the end of the game (the share of the other seats it
-finishes ahead of) and one quarter its normalised score margin. ``0.5`` is an even game.
+The search runs to the end of the current deal (:meth:`State.progress`), and the estimate is in
+points: the points the seat expects to gain by the end of the deal, less the mean of the other
+seats' gains (:func:`updown.bots.search.deal_rewards`; in the Sueca Up&Down, where scores count
+down, a point lost is a point gained; Up or Down? has no deals, so there it is to the end of the
+game). ``0`` is an even deal.
 
 A decision is *clearly worse* (:func:`is_mistake`) when its estimate is at least
 :data:`THRESHOLD` below the best action's and the gap is more than two standard errors of the
@@ -22,9 +24,8 @@ from typing import Any, NamedTuple
 from updown.bots.search import search
 from updown.core.protocol import Game, View
 
-THRESHOLD = 0.05
-"""How far below the best an action's estimate must be to be marked (reward units, i.e. 5 points
-of expected standing out of 100)."""
+THRESHOLD = 0.25
+"""How far below the best an action's estimate must be to be marked, in points (a quarter point)."""
 
 
 class Hint(NamedTuple):
@@ -44,7 +45,7 @@ def analyse(game: Game[Any], view: View, legal: Sequence[int], *, budget: int = 
     if type(seat) is not int:
         raise ValueError("the coach needs a seat's view (a spectator's view has no seat)")
     found = search(game, view, legal, seat, random.Random(seed), simulations=max(budget, len(legal)),
-                   uniform_root=True)
+                   uniform_root=True, horizon=True)
     hints = [Hint(e.action, e.value, e.stderr, e.visits) for e in found]
     hints.sort(key=lambda h: (-h.estimate, list(legal).index(h.action)))
     return hints
@@ -60,5 +61,5 @@ def is_mistake(hints: Sequence[Hint], action: int) -> bool:
     top = hints[0]
     mine = next(h for h in hints if h.action == action)
     gap = top.estimate - mine.estimate
-    noise = math.sqrt(min(top.stderr, 1.0) ** 2 + min(mine.stderr, 1.0) ** 2)
+    noise = math.sqrt(top.stderr ** 2 + mine.stderr ** 2)
     return gap >= THRESHOLD and gap > 2 * noise

@@ -97,9 +97,9 @@ def review(
             table.add_row(str(r["decision"]), r["played"], "", "", "", "forced")
             continue
         mark = "[red]?? clearly worse[/red]" if r["mistake"] else ("best" if r["played"] == r["best"] else "")
-        table.add_row(str(r["decision"]), r["played"], f"{100 * r['played_estimate']:.1f}", r["best"],
-                      f"{100 * r['best_estimate']:.1f}", mark)
+        table.add_row(str(r["decision"]), r["played"], f"{r['played_estimate']:+.2f}", r["best"],
+                      f"{r['best_estimate']:+.2f}", mark)
     console.print(table)
     console.print(f"{mistakes} of {sum(1 for r in rows if not r['forced'])} decisions clearly worse than the best "
-                  f"(estimates: expected standing and margin out of 100; marked when {100 * THRESHOLD:g} "
+                  f"(estimates: points gained on the others by the end of the deal; marked when {THRESHOLD:g} "
                   "or more below the best and beyond two standard errors)")

@@ -41,10 +41,10 @@ def hint_lines(game: Game[Any], view: View, legal: Sequence[int], _: Translator,
     from updown.bots.coach import analyse, is_mistake
 
     hints = analyse(game, view, legal, budget=budget, seed=len(view.get("log", ())))
-    lines = [_("The coach's estimates (0.5 is an even game), best first:")]
+    lines = [_("The coach's estimates (points you gain on the others by the end of the deal), best first:")]
     for i, h in enumerate(hints):
         mark = _("best") if i == 0 else (_("clearly worse") if is_mistake(hints, h.action) else "")
-        lines.append(f"  {game.action_name(h.action):<14} {h.estimate:.3f}  {mark}".rstrip())
+        lines.append(f"  {game.action_name(h.action):<14} {h.estimate:+6.2f}  {mark}".rstrip())
     return lines
 
 
