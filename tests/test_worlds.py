@@ -309,3 +309,33 @@ def test_a_world_before_the_first_chance_step() -> None:
         world = state.resample(0, _random.Random(1))
         assert world.view(0) == state.view(0)
         assert world.is_chance() == state.is_chance()
+
+
+def test_constrained_deal_merges_alike_bins_and_stays_exact_and_uniform() -> None:
+    # Five cards, four bins of sizes 1, 1, 2, 1; bins 2 and 3 take any card (they merge into one),
+    # card 0 may not go to bin 0, card 1 only to bins 1 and 3.
+    from updown.core.worlds import ConstrainedDeal
+
+    sizes = (1, 1, 2, 1)
+    allowed = {0: [1, 2, 3], 1: [1, 3], 2: [0, 1, 2, 3], 3: [0, 1, 2, 3], 4: [0, 1, 2, 3]}
+    placements = set()
+    for order in itertools.permutations(range(5)):
+        bins = (frozenset(order[0:1]), frozenset(order[1:2]), frozenset(order[2:4]), frozenset(order[4:5]))
+        if all(b in allowed[c] for b, cards in enumerate(bins) for c in cards):
+            placements.add(bins)
+    deal = ConstrainedDeal(allowed, sizes)
+    assert len(deal.merged) == 3  # bins 2 and 3 counted as one
+    assert deal.total == len(placements)
+    rng = random.Random(4)
+    seen = Counter()
+    draws = 400 * len(placements)
+    for _ in range(draws):
+        got = deal.draw(rng)
+        assert [len(b) for b in got] == list(sizes)
+        key = tuple(frozenset(b) for b in got)
+        assert key in placements
+        seen[key] += 1
+    assert set(seen) == placements
+    expected = draws / len(placements)
+    chi2 = sum((n - expected) ** 2 / expected for n in seen.values())
+    assert chi2 < 3 * len(placements)  # far beyond any plausible deviation of a uniform draw

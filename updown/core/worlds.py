@@ -5,8 +5,10 @@ may go to some of the *bins* (another seat's hand, a discard nobody saw, the und
 every bin holds a known number of cards. :class:`ConstrainedDeal` counts the ways to place the
 cards and draws one placement uniformly among all of them: cards that may go to the same bins
 are interchangeable, so it draws how many of each such class go to each bin (weighted by the
-number of placements it stands for), then shuffles each class into its share. The counting is
-done once per view; each draw is cheap.
+number of placements it stands for), then shuffles each class into its share. Bins that every
+card may either go to alike or not at all (the Sueca discards and stock) are counted as one bin
+and split by a shuffle afterwards, which keeps the count small. The counting is done once per
+view; each draw is cheap.
 """
 
 from __future__ import annotations
@@ -48,13 +50,24 @@ class ConstrainedDeal:
     """
 
     def __init__(self, allowed: Mapping[int, Sequence[int]], sizes: Sequence[int]):
+        self.original = tuple(sizes)
+        if len(allowed) != sum(sizes):
+            raise IllegalAction(f"no world fits this view: {len(allowed)} hidden cards for {sum(sizes)} places")
+        # Bins with the same column (the same cards may go there) merge into one bin: the number of
+        # placements is the merged count times a factor that does not depend on the placement, so
+        # a uniform merged placement split uniformly is uniform.
+        card_sets = {card: frozenset(bins) for card, bins in allowed.items()}
+        columns: dict[frozenset[int], list[int]] = {}
+        for b in range(len(sizes)):
+            columns.setdefault(frozenset(c for c, bins in card_sets.items() if b in bins), []).append(b)
+        self.merged: list[list[int]] = sorted(columns.values())
+        index = {b: i for i, group in enumerate(self.merged) for b in group}
+        sizes = [sum(self.original[b] for b in group) for group in self.merged]
         self.sizes = tuple(sizes)
         full = tuple(range(len(sizes)))
         groups: dict[tuple[int, ...], list[int]] = {}
         for card, bins in allowed.items():
-            groups.setdefault(tuple(sorted(set(bins))), []).append(card)
-        if len(allowed) != sum(sizes):
-            raise IllegalAction(f"no world fits this view: {len(allowed)} hidden cards for {sum(sizes)} places")
+            groups.setdefault(tuple(sorted({index[b] for b in bins})), []).append(card)
         # The constrained classes first, the free one (if any) last: it fills what is left.
         self.classes: list[tuple[tuple[int, ...], list[int]]] = sorted(
             ((bins, sorted(cards)) for bins, cards in groups.items()), key=lambda g: (g[0] == full, g[0])
@@ -63,6 +76,8 @@ class ConstrainedDeal:
         self._memo: dict[tuple[int, Composition], int] = {}
         self._options: dict[tuple[int, Composition], list[tuple[Composition, int]]] = {}
         self.total = self._count(0, self.sizes)
+        for group in self.merged:  # the ways to split each merged bin into its bins
+            self.total *= multinomial([self.original[b] for b in group])
         if self.total == 0:
             raise IllegalAction("no world fits this view: the hidden cards cannot be placed as it requires")
 
@@ -100,6 +115,23 @@ class ConstrainedDeal:
 
     def draw(self, rng: random.Random) -> list[list[int]]:
         """One placement, uniform among all: the cards of each bin, in random order."""
+        merged = self._draw_merged(rng)
+        if len(self.merged) == len(self.original):
+            return [merged[i] for i in sorted(range(len(self.merged)), key=lambda i: self.merged[i][0])]
+        out: list[list[int]] = [[] for _ in self.original]
+        for group, cards in zip(self.merged, merged):
+            if len(group) == 1:
+                out[group[0]] = cards
+                continue
+            rng.shuffle(cards)
+            at = 0
+            for b in group:
+                k = self.original[b]
+                out[b] = cards[at:at + k]
+                at += k
+        return out
+
+    def _draw_merged(self, rng: random.Random) -> list[list[int]]:
         out: list[list[int]] = [[] for _ in self.sizes]
         caps = self.sizes
         last = len(self.classes) - 1
