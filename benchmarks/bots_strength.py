@@ -43,7 +43,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
 
     Keys: ``sims`` (simulations), ``ms`` (milliseconds), ``c`` (exploration), ``guide`` (greedy
     plies at the start of each playout), ``horizon`` (1: simulations end with the deal),
-    ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation).
+    ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation),
+    ``reuse`` (simulations per world drawn).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -57,6 +58,7 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             "anchor": None if kv.get("anchor", "none") == "none" else kv["anchor"],
             "confidence": float(kv.get("conf", 2.0)),
             "depth": int(kv["depth"]) if "depth" in kv else None,
+            "reuse": int(kv.get("reuse", 1)),
         }
         return type("Search", (SearchBot,), attrs)(game, seat, rng)
     return make_bot(name, game, seat, rng)

@@ -259,3 +259,30 @@ def test_horizon_search_is_reproducible_and_estimates_points(game_id):
         assert a == b
         assert sum(e.visits for e in a) == 30
         assert {e.action for e in a} == set(legal)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_reused_worlds_serve_that_many_simulations_each_on_a_fresh_clone(game_id, monkeypatch):
+    game = get_game(game_id)
+    view, legal, seat = _positions(game_id, 23)[0]
+    sampler_type = type(game.world_sampler(view))
+    real_draw = sampler_type.draw
+    drawn: list[Any] = []
+
+    def counting_draw(self: Any, rng: random.Random) -> Any:
+        world = real_draw(self, rng)
+        drawn.append(world)
+        return world
+
+    monkeypatch.setattr(sampler_type, "draw", counting_draw)
+    a = search(game, view, legal, seat, random.Random(4), simulations=30, horizon=True, reuse=4)
+    assert len(drawn) == 8  # 30 simulations, 4 per world: worlds 1-7 serve 4, the 8th serves 2
+    assert all(w.view(seat)["hand"] == view["hand"] for w in drawn if "hand" in view)
+    # Each simulation ran on a clone: the drawn worlds are where they were drawn.
+    assert all(not w.is_terminal() and w.legal_actions(seat) for w in drawn)
+    drawn.clear()
+    b = search(game, view, legal, seat, random.Random(4), simulations=30, horizon=True, reuse=4)
+    assert a == b and sum(e.visits for e in a) == 30
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="reuse"):
+            search(game, view, legal, seat, random.Random(4), simulations=3, reuse=bad)
