@@ -1,6 +1,6 @@
 """Strength of one of our bots against OpenSpiel's C++ ISMCTS at single deals of Euchre.
 
-    .venv/bin/python benchmarks/euchre_vs_ismcts.py BOT [DEALS] [--sims N] [--seed S] [--uct-c C]
+    .venv/bin/python benchmarks/euchre_vs_ismcts.py BOT [DEALS] [--sims N] [--seed S] [--uct-c C] [--match-time F]
 
 Needs the ``open_spiel`` extra (``pip install open_spiel==2.0.2``, in ``.[test]``).
 
@@ -11,6 +11,11 @@ the other is ``pyspiel.ISMCTSBot``: random-rollout evaluator (one rollout), ``N`
 (1000 by default), exploration ``C`` (2.0), unlimited world samples (a fresh resample of the
 information state per simulation), the most visited action (``MAX_VISIT_COUNT``), information-state
 keys. ISMCTS plays on pyspiel's state, from which it only uses its information state.
+
+``--match-time F`` holds BOT to ISMCTS's pace on a machine whose load changes: before each of
+BOT's decisions its ``milliseconds`` budget is set to ``F`` times the median of ISMCTS's last 51
+decision times (BOT's own budget until ISMCTS has made 5), so a busy spell slows both sides alike.
+BOT must be a search bot (it has a ``milliseconds`` budget).
 
 Duplicate deals: each deal (dealer and cards drawn by a seeded rng) is played twice, BOT as seats
 0 and 2, then as seats 1 and 3, with the same cards. The figure per deal is the mean over the two
@@ -50,7 +55,7 @@ import random
 import statistics
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -204,9 +209,13 @@ class Rotation:
 
 
 def play_rotation(
-    pyspiel: Any, game: Any, deal: Deal, ours: dict[int, Any], ismcts: dict[int, Any]
+    pyspiel: Any, game: Any, deal: Deal, ours: dict[int, Any], ismcts: dict[int, Any],
+    recent: deque[float] | None = None, match_time: float | None = None,
 ) -> Rotation:
-    """Play ``deal`` once: ``ours`` maps our seats to our bots, ``ismcts`` the others to pyspiel bots."""
+    """Play ``deal`` once: ``ours`` maps our seats to our bots, ``ismcts`` the others to pyspiel bots.
+
+    ``recent`` collects ISMCTS's decision times; with ``match_time``, our bot's budget before each
+    decision is that fraction of their median (once there are five)."""
     assert sorted([*ours, *ismcts]) == [0, 1, 2, 3]
     theirs = game.new_initial_state()
     theirs.apply_action(deal.dealer)
@@ -235,6 +244,8 @@ def play_rotation(
             a = ismcts[seat].step(theirs)
             if len(os_legal) > 1:
                 out.theirs.append(time.perf_counter() - t)
+                if recent is not None:
+                    recent.append(out.theirs[-1])
             assert a in os_legal
             if expect == "alone":
                 assert provisional is not None and mirror.decisions[provisional][1] == seat
@@ -272,6 +283,8 @@ def play_rotation(
             else:
                 _check_sync(state, theirs)
                 legal = state.legal_actions(seat)
+                if match_time is not None and recent is not None and len(recent) >= 5:
+                    bot.milliseconds = 1000.0 * match_time * statistics.median(recent)
                 t = time.perf_counter()
                 mine = bot.act(state.view(seat), legal)
                 if len(legal) > 1:
@@ -349,7 +362,7 @@ def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
 
 def run(
     bot: str, deals: int, sims: int = 1000, seed: int = 20261123, uct_c: float = 2.0,
-    progress: Callable[[Report], None] | None = None,
+    progress: Callable[[Report], None] | None = None, match_time: float | None = None,
 ) -> Report:
     import pyspiel  # the open_spiel extra
 
@@ -357,6 +370,7 @@ def run(
     ours_game = get_game("euchre")
     report = Report(bot, sims)
     start = time.perf_counter()
+    recent: deque[float] = deque(maxlen=51)
     for n in range(deals):
         rng = random.Random(f"euchre vs ismcts {seed} {n}")
         deal = Deal.draw(rng)
@@ -369,7 +383,11 @@ def run(
                 evaluator = pyspiel.RandomRolloutEvaluator(1, bot_seed)
                 ismcts[s] = pyspiel.ISMCTSBot(
                     bot_seed, evaluator, uct_c, sims, -1, pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
-            r = play_rotation(pyspiel, game, deal, ours, ismcts)
+            if match_time is not None:
+                for b in ours.values():
+                    if getattr(b, "milliseconds", None) is None:
+                        raise SystemExit(f"--match-time needs a search bot with a time budget, not {bot}")
+            r = play_rotation(pyspiel, game, deal, ours, ismcts, recent, match_time)
             diffs.append(r.diff)
             report.ours += r.ours
             report.theirs += r.theirs
@@ -383,7 +401,7 @@ def run(
 
 def main(argv: list[str]) -> None:
     args = list(argv)
-    flags = {"--sims": "1000", "--seed": "20261123", "--uct-c": "2.0"}
+    flags = {"--sims": "1000", "--seed": "20261123", "--uct-c": "2.0", "--match-time": ""}
     for flag in list(flags):
         if flag in args:
             i = args.index(flag)
@@ -395,6 +413,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit(__doc__.split("\n\n")[1] if __doc__ else "usage: BOT [DEALS]")
     bot, deals = args[0], int(args[1]) if len(args) > 1 else 50
     sims, seed, uct_c = int(flags["--sims"]), int(flags["--seed"]), float(flags["--uct-c"])
+    match_time = float(flags["--match-time"]) if flags["--match-time"] else None
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -405,8 +424,9 @@ def main(argv: list[str]) -> None:
             print("  " + r.line(), flush=True)
 
     print(f"euchre, one deal: {bot} (seats 0+2, then 1+3) vs OpenSpiel ISMCTS ({sims} simulations, "
-          f"random rollouts, uct_c {uct_c}, max visit count), seed {seed}", flush=True)
-    report = run(bot, deals, sims, seed, uct_c, progress)
+          f"random rollouts, uct_c {uct_c}, max visit count), seed {seed}"
+          + (f", our budget {match_time} x ISMCTS's recent median time" if match_time else ""), flush=True)
+    report = run(bot, deals, sims, seed, uct_c, progress, match_time)
     m, se = report.mean_se()
     om, _ = report.median_max(report.ours)
     tm, _ = report.median_max(report.theirs)
