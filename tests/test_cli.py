@@ -141,6 +141,22 @@ def test_bench_prints_a_rate():
     result = run("bench", "updown", "--seconds", "0.2")
     assert result.exit_code == 0
     assert "games/s" in result.output and "4 players" in result.output
+    assert "batch 10,000" not in result.output  # one game: no batched table
+
+
+def test_bench_of_all_games_ends_with_the_batched_engines_against_openspiel():
+    result = run("bench", "--seconds", "0.1")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    for game in ("euchre", "up-or-down", "updown", "updown-sueca"):
+        assert any(line.startswith(f"{game}: ") and "games/s" in line for line in lines), game
+    assert any("pyspiel euchre, plain loop" in line and "ratio" in line for line in lines)
+    for row in ("OpenSpiel C++ loop (evaluate_bots)", "updown batched, batch 1 ", "updown batched, batch 100 ",
+                "updown batched, batch 10,000"):
+        assert any(row in line for line in lines), row
+    assert "UP&DOWN" in result.output and "Interleaved: 10 rounds of 0.01 s" in result.output
+    quiet = run("bench", "--seconds", "0.05", "--no-batched")
+    assert quiet.exit_code == 0 and "batch 10,000" not in quiet.output
 
 
 def test_play_a_whole_round_by_typing(tmp_path: Path):

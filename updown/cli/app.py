@@ -536,8 +536,12 @@ def bench(
     players: Annotated[Optional[int], typer.Option(help="number of players")] = None,
     option: OptionArg = None,
     seed: Annotated[int, typer.Option(help="seed of the playouts")] = 0,
+    batched: Annotated[bool, typer.Option(
+        help="with all games: then the batched engines against OpenSpiel's C++ loop and our scalar "
+             "engines, interleaved (as bench-batched, a tenth of --seconds per loop, 10 rounds)")] = True,
 ) -> None:
-    """Random playouts through the public protocol, in games per second."""
+    """Random playouts through the public protocol, in games per second; with all games, then the
+    batched engines (numpy) against OpenSpiel and our scalar engines."""
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_BENCH_SECONDS):
         raise fail(f"--seconds must be a number more than 0 and at most {MAX_BENCH_SECONDS:g}, not {seconds}")
     targets = [_game(game_id)] if game_id else all_games()
@@ -556,6 +560,14 @@ def bench(
             else:
                 console.print(f"  pyspiel {game.openspiel_peer[0]}, plain loop (chance from legal_actions): "
                               f"{theirs:,.0f} games/s; ratio {result.games_per_second / theirs:.2f}")
+    if batched and game_id is None and not option and players is None:
+        try:
+            from updown.batched.bench import run as batched_run  # numpy is an optional extra
+        except ImportError as err:
+            console.print(f"batched engines: {err} (pip install 'updown[batched]')")
+            return
+        console.print()
+        batched_run(min(seconds / 10, 60.0), 10, print_line=console.print)
 
 
 def _load_commands() -> None:
