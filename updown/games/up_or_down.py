@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -77,12 +78,15 @@ def colour_name(card: int) -> str:
 
 def column_score(cards: Sequence[int]) -> int:
     """Cards of the column's most frequent colour times the column's length."""
-    if not cards:
-        return 0
+    n = len(cards)
+    if n < 3:  # most columns, scored without counting: 2 x 2 if both cards share a colour
+        if n == 2 and COLOUR[cards[0]] == COLOUR[cards[1]]:
+            return 4
+        return n
     counts = [0] * 6
     for c in cards:
         counts[COLOUR[c]] += 1
-    return max(counts) * len(cards)
+    return max(counts) * n
 
 
 def score_of(columns: Sequence[Sequence[int]], discarded: int) -> int:
@@ -202,18 +206,23 @@ class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
         "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "taken", "_actors",
+        "sorted_stock",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self.sorted_stock = False
+        """Whether the stock is in card order (always in a real game; a world's stock is in the
+        order its deal drew), so that a chance outcome is found by bisection."""
         if _empty:
             return
         self.log: list[Event] = []
         self.top = CARD_RANGE[options.length][players]
         self.phase = _DEAL
         self.stock = list(range(1, self.top + 1))
+        self.sorted_stock = True
         """Cards nobody has seen: undealt at setup, then the face-down pile and the face-up pile's
         cards beneath its top, as one pool."""
         self.hands: list[list[int]] = [[] for _ in range(players)]
@@ -241,20 +250,23 @@ class UpOrDownState(State):
         return ring[i - 1], ring[(i + 1) % len(ring)]
 
     def _place_actions(self, seat: int) -> list[int]:
+        """Columns the taken card continues, new (if a slot is free), then the give-ups."""
         card = self.taken
         out: list[int] = []
+        give_ups: list[int] = []
         free = False
-        for k, col in enumerate(self.cols[seat]):
+        k = 0
+        for col in self.cols[seat]:
+            k += 1
             if not col:
                 free = True
-            elif len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                out.append(COL + k + 1)
+            else:
+                if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
+                    out.append(COL + k)
+                give_ups.append(GIVE_UP + k)
         if free:
             out.append(NEW)
-        for k, col in enumerate(self.cols[seat]):
-            if col:
-                out.append(GIVE_UP + k + 1)
-        return out
+        return out + give_ups
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -293,7 +305,8 @@ class UpOrDownState(State):
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
-        if not self._actors or self._actors[0] != seat:
+        actors = self._actors
+        if not actors or actors[0] != seat:
             self.check_seat(seat)
             return []
         phase = self.phase
@@ -301,22 +314,36 @@ class UpOrDownState(State):
             return sorted(self.hands[seat])
         if phase == _TAKE:
             a, b = self._neighbours(self.played)
-            return sorted((TAKE + a, TAKE + b))
+            return [TAKE + a, TAKE + b] if a < b else [TAKE + b, TAKE + a]
         if phase == _PLACE:
             return self._place_actions(seat)
         if phase == _DRAW:
-            out = []
             if self.down:
-                out.append(DRAW_DOWN)
-            if self.up_top:
-                out.append(DRAW_UP)
-            return out
+                return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
+            return [DRAW_UP] if self.up_top else []
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
+        # The two usual steps first: the seat to act names itself, or a chance outcome comes
+        # with no seat. Anything else takes the checks below, in the order of their messages.
+        actors = self._actors
+        if type(seat) is int and actors and seat == actors[0]:
+            phase = self.phase
+            if phase == _PLAY:
+                self._play(action, seat)
+            elif phase == _TAKE:
+                self._take(action, seat)
+            elif phase == _PLACE:
+                self._place(action, seat)
+            else:
+                self._draw(action, seat)
+            return
         phase = self.phase
+        if seat is None and phase < _PLAY:
+            self._chance(action)
+            return
         if seat is not None:
             self.check_seat(seat)
         if phase == _OVER:
@@ -326,7 +353,10 @@ class UpOrDownState(State):
                 raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
             self._chance(action)
             return
-        seat = self._seat_for(seat)
+        self._decide(action, self._seat_for(seat))
+
+    def _decide(self, action: int, seat: int) -> None:
+        phase = self.phase
         if phase == _PLAY:
             self._play(action, seat)
         elif phase == _TAKE:
@@ -338,9 +368,16 @@ class UpOrDownState(State):
 
     # -- chance steps -----------------------------------------------------------------------------
     def _chance(self, card: int) -> None:
-        if not 1 <= card <= MAX_CARD or card not in self.stock:
+        stock = self.stock
+        if self.sorted_stock:
+            i = bisect_left(stock, card)
+            found = i < len(stock) and stock[i] == card
+        else:
+            found = card in stock
+            i = stock.index(card) if found else 0
+        if not found:
             raise IllegalAction(f"{GAME.action_name(card)} is not an unseen card that can come up now")
-        self.stock.remove(card)
+        del stock[i]
         phase = self.phase
         if phase == _DEAL:
             seat = self.deal_seat
@@ -381,50 +418,60 @@ class UpOrDownState(State):
     # -- a turn -----------------------------------------------------------------------------------
     def _play(self, card: int, seat: int) -> None:
         hand = self.hands[seat]
-        if card not in hand or not 1 <= card <= MAX_CARD:
+        if card not in hand:  # a hand holds cards 1..MAX_CARD only
             raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
                                 f"not {GAME.action_name(card)}")
         hand.remove(card)
         known = self.known[seat]
-        if card in known:
+        if known and card in known:
             known.remove(card)
-        ring = self.ring
-        i = 0
-        while i < len(ring) and ring[i] < card:
-            i += 1
+        ring = self.ring  # sorted; the new card is in none of it
+        i = bisect_left(ring, card)
         ring.insert(i, card)
         self.played = card
-        a, b = self._neighbours(card)
-        self.log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
+        # Its neighbours in the ring: below it the card before (the highest when it is lowest),
+        # above it the card after (the lowest when it is highest).
+        self.log.append({"type": "play", "seat": seat, "card": card,
+                         "between": [ring[i - 1], ring[i + 1] if i < DISPLAY_SIZE else ring[0]]})
         self.phase = _TAKE
 
     def _take(self, action: int, seat: int) -> None:
-        a, b = self._neighbours(self.played)
+        ring = self.ring
+        i = ring.index(self.played)
         card = action - TAKE
-        if card != a and card != b:
+        if card == ring[i - 1]:
+            del ring[i - 1]
+        elif card == ring[(i + 1) % len(ring)]:
+            del ring[(i + 1) % len(ring)]
+        else:
+            a, b = self._neighbours(self.played)
             raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, not {GAME.action_name(action)}")
-        self.ring.remove(card)
         self.taken = card
         self.log.append({"type": "take", "seat": seat, "card": card})
         self.phase = _PLACE
 
     def _place(self, action: int, seat: int) -> None:
-        if action not in self._place_actions(seat):
-            raise IllegalAction(self._why_not_place(action, seat))
         card = self.taken
         cols = self.cols[seat]
+        # The same tests as _place_actions, for the one action asked.
         if action == NEW:
-            k = next(i for i, c in enumerate(cols) if not c)
+            if all(cols):
+                raise IllegalAction(self._why_not_place(action, seat))
+            k = cols.index([])
             cols[k] = [card]
             self.log.append({"type": "new", "seat": seat, "card": card, "column": k + 1})
-        elif action <= COL + MAX_COLUMNS:
+        elif COL < action <= COL + MAX_COLUMNS:
             k = action - COL - 1
             col = cols[k]
+            if not col or (len(col) > 1 and (card > col[-1]) != (col[1] > col[0])):
+                raise IllegalAction(self._why_not_place(action, seat))
             col.append(card)
             self.log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
-                             "length": len(col), "direction": _DIRECTION_NAME[direction_of(col)],
+                             "length": len(col), "direction": "up" if col[1] > col[0] else "down",
                              "score": column_score(col)})
         else:
+            if not GIVE_UP < action <= GIVE_UP + MAX_COLUMNS or not cols[action - GIVE_UP - 1]:
+                raise IllegalAction(self._why_not_place(action, seat))
             k = action - GIVE_UP - 1
             gone = cols[k]
             self.piles[seat].extend(gone)
@@ -476,9 +523,18 @@ class UpOrDownState(State):
     def _next_turn(self) -> None:
         self.played = 0
         n = self.players
-        for step in range(1, n + 1):
+        hands = self.hands
+        seat = self.turn + 1
+        if seat == n:
+            seat = 0
+        if hands[seat]:  # the usual case: while the piles last every hand holds cards
+            self.turn = seat
+            self.phase = _PLAY
+            self._actors = (seat,)
+            return
+        for step in range(2, n + 1):
             seat = (self.turn + step) % n
-            if self.hands[seat]:
+            if hands[seat]:
                 self.turn = seat
                 self.phase = _PLAY
                 self._actors = (seat,)
@@ -550,6 +606,7 @@ class UpOrDownState(State):
         c.top = self.top
         c.phase = self.phase
         c.stock = list(self.stock)
+        c.sorted_stock = self.sorted_stock
         c.hands = [list(h) for h in self.hands]
         c.known = [list(k) for k in self.known]
         c.deal_seat = self.deal_seat
