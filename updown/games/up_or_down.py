@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
@@ -77,12 +78,15 @@ def colour_name(card: int) -> str:
 
 def column_score(cards: Sequence[int]) -> int:
     """Cards of the column's most frequent colour times the column's length."""
-    if not cards:
-        return 0
+    n = len(cards)
+    if n < 3:  # most columns, scored without counting: 2 x 2 if both cards share a colour
+        if n == 2 and COLOUR[cards[0]] == COLOUR[cards[1]]:
+            return 4
+        return n
     counts = [0] * 6
     for c in cards:
         counts[COLOUR[c]] += 1
-    return max(counts) * len(cards)
+    return max(counts) * n
 
 
 def score_of(columns: Sequence[Sequence[int]], discarded: int) -> int:
@@ -129,6 +133,25 @@ class Phase(IntEnum):
 
 _DEAL, _DISPLAY, _REVEAL, _DRAWN, _PLAY, _TAKE, _PLACE, _DRAW, _OVER = (int(p) for p in Phase)
 _DIRECTION_NAME = {1: "up", -1: "down", 0: None}
+
+# -- events that recur with few parameters ---------------------------------------------------------
+# Logged events are never changed (clones and views share them), so those that differ only by a
+# seat, a card and a column are built once, read-only as a view would make them, and shared by
+# every game: a step that logs one builds nothing. Indexed [seat][card], new events
+# [seat][column - 1][card], reveals [card][cards in the face-up pile].
+_SEATS = range(6)
+_CARDS = range(MAX_CARD + 1)
+_TAKE_EVENT = tuple(tuple(FrozenDict({"type": "take", "seat": s, "card": c}) for c in _CARDS) for s in _SEATS)
+_NEW_EVENT = tuple(tuple(tuple(FrozenDict({"type": "new", "seat": s, "card": c, "column": k})
+                               for c in _CARDS) for k in range(1, MAX_COLUMNS + 1)) for s in _SEATS)
+_DRAW_DOWN_EVENT = tuple(FrozenDict({"type": "draw", "seat": s, "pile": "down"}) for s in _SEATS)
+_DRAW_UP_EVENT = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "pile": "up", "card": c}) for c in _CARDS)
+                       for s in _SEATS)
+_MOST_UP = max((top - DISPLAY_SIZE - HAND_SIZE * n) // 2 for tops in CARD_RANGE.values() for n, top in tops.items())
+_REVEAL_EVENT = tuple(tuple(FrozenDict({"type": "reveal", "card": c, "up": up}) for up in range(_MOST_UP + 1))
+                      for c in _CARDS)
+_DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to": FrozenList([s])}) for c in _CARDS)
+                    for s in _SEATS)
 
 
 class UpOrDownGame(Game[UpOrDownOptions]):
@@ -202,18 +225,23 @@ class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
         "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "taken", "_actors",
+        "sorted_stock",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self.sorted_stock = False
+        """Whether the stock is in card order (always in a real game; a world's stock is in the
+        order its deal drew), so that a chance outcome is found by bisection."""
         if _empty:
             return
         self.log: list[Event] = []
         self.top = CARD_RANGE[options.length][players]
         self.phase = _DEAL
         self.stock = list(range(1, self.top + 1))
+        self.sorted_stock = True
         """Cards nobody has seen: undealt at setup, then the face-down pile and the face-up pile's
         cards beneath its top, as one pool."""
         self.hands: list[list[int]] = [[] for _ in range(players)]
@@ -239,22 +267,6 @@ class UpOrDownState(State):
         ring = self.ring
         i = ring.index(card)
         return ring[i - 1], ring[(i + 1) % len(ring)]
-
-    def _place_actions(self, seat: int) -> list[int]:
-        card = self.taken
-        out: list[int] = []
-        free = False
-        for k, col in enumerate(self.cols[seat]):
-            if not col:
-                free = True
-            elif len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                out.append(COL + k + 1)
-        if free:
-            out.append(NEW)
-        for k, col in enumerate(self.cols[seat]):
-            if col:
-                out.append(GIVE_UP + k + 1)
-        return out
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -292,30 +304,151 @@ class UpOrDownState(State):
         return stock[int(rng.random() * len(stock))]
 
     # -- decisions ------------------------------------------------------------------------------
+    # legal_actions and apply run at every step of every playout, so each phase's work is written
+    # out in place (no helper calls) and events are built in one dict display each.
     def legal_actions(self, seat: int) -> list[int]:
-        if not self._actors or self._actors[0] != seat:
+        actors = self._actors
+        if not actors or actors[0] != seat:
             self.check_seat(seat)
             return []
         phase = self.phase
         if phase == _PLAY:
             return sorted(self.hands[seat])
-        if phase == _TAKE:
-            a, b = self._neighbours(self.played)
-            return sorted((TAKE + a, TAKE + b))
-        if phase == _PLACE:
-            return self._place_actions(seat)
+        if phase == _TAKE:  # the played card's two neighbours in the ring (of seven cards now)
+            ring = self.ring
+            i = ring.index(self.played)
+            a = ring[i - 1]
+            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
+            return [TAKE + a, TAKE + b] if a < b else [TAKE + b, TAKE + a]
+        if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
+            card = self.taken
+            out: list[int] = []
+            give_ups: list[int] = []
+            free = False
+            k = 0
+            for col in self.cols[seat]:
+                k += 1
+                if not col:
+                    free = True
+                else:
+                    if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
+                        out.append(COL + k)
+                    give_ups.append(GIVE_UP + k)
+            if free:
+                out.append(NEW)
+            return out + give_ups
         if phase == _DRAW:
-            out = []
             if self.down:
-                out.append(DRAW_DOWN)
-            if self.up_top:
-                out.append(DRAW_UP)
-            return out
+                return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
+            return [DRAW_UP] if self.up_top else []
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
+        # The usual steps first: the seat to act names itself, or a chance outcome comes with no
+        # seat. Anything else (no seat named, a seat that may not act) goes to _other_step.
+        actors = self._actors
+        if type(seat) is not int or not actors or seat != actors[0]:
+            if seat is None and self.phase < _PLAY:
+                self._chance(action)
+            else:
+                self._other_step(action, seat)
+            return
+        phase = self.phase
+        log = self.log
+        if phase == _PLAY:  # play a hand card into the ring
+            card = action
+            hand = self.hands[seat]
+            if card not in hand:  # a hand holds cards 1..MAX_CARD only
+                raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
+                                    f"not {GAME.action_name(card)}")
+            hand.remove(card)
+            known = self.known[seat]
+            if known and card in known:
+                known.remove(card)
+            ring = self.ring  # sorted, six cards; the new card is in none of them
+            i = bisect_left(ring, card)
+            ring.insert(i, card)
+            self.played = card
+            # Its neighbours: the card before it (the highest when it is the lowest), the card
+            # after it (the lowest when it is the highest).
+            log.append({"type": "play", "seat": seat, "card": card,
+                        "between": [ring[i - 1], ring[i + 1] if i < DISPLAY_SIZE else ring[0]]})
+            self.phase = _TAKE
+        elif phase == _TAKE:  # take a neighbour of the played card
+            ring = self.ring
+            i = ring.index(self.played)
+            card = action - TAKE
+            if card == ring[i - 1]:
+                del ring[i - 1]
+            elif i < DISPLAY_SIZE and card == ring[i + 1]:
+                del ring[i + 1]
+            elif i == DISPLAY_SIZE and card == ring[0]:
+                del ring[0]
+            else:
+                a, b = self._neighbours(self.played)
+                raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
+                                    f"not {GAME.action_name(action)}")
+            self.taken = card
+            log.append(_TAKE_EVENT[seat][card])
+            self.phase = _PLACE
+        elif phase == _PLACE:  # the taken card into a column; the tests of legal_actions, for one action
+            card = self.taken
+            cols = self.cols[seat]
+            if action > GIVE_UP:
+                k = action - GIVE_UP - 1
+                if action > GIVE_UP + MAX_COLUMNS or not cols[k]:
+                    raise IllegalAction(self._why_not_place(action, seat))
+                gone = cols[k]
+                pile = self.piles[seat]
+                pile.extend(gone)
+                cols[k] = [card]
+                log.append({"type": "give_up", "seat": seat, "column": k + 1, "cards": gone,
+                            "discards": len(pile), "card": card})
+            elif action > COL:
+                k = action - COL - 1
+                col = cols[k]
+                if not col or (len(col) > 1 and (card > col[-1]) != (col[1] > col[0])):
+                    raise IllegalAction(self._why_not_place(action, seat))
+                col.append(card)
+                log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
+                            "length": len(col), "direction": "up" if col[1] > col[0] else "down",
+                            "score": column_score(col)})
+            else:
+                if action != NEW or all(cols):
+                    raise IllegalAction(self._why_not_place(action, seat))
+                k = cols.index([])
+                cols[k] = [card]
+                log.append(_NEW_EVENT[seat][k][card])
+            self.taken = 0
+            if self.down or self.up_top:
+                self.phase = _DRAW
+            else:
+                self._next_turn()
+        elif action == DRAW_DOWN and self.down:  # _DRAW: its card is a chance outcome
+            log.append(_DRAW_DOWN_EVENT[seat])
+            self.phase = _DRAWN
+            self._actors = ()
+        elif action == DRAW_UP and self.up_top:
+            card = self.up_top
+            self.hands[seat].append(card)
+            self.known[seat].append(card)
+            log.append(_DRAW_UP_EVENT[seat][card])
+            self.up_top = 0
+            if self.up_hidden:
+                self.phase = _REVEAL
+                self._actors = ()
+            else:
+                self._next_turn()
+        elif action in (DRAW_DOWN, DRAW_UP):
+            raise IllegalAction(f"the face-{'down' if action == DRAW_DOWN else 'up'} pile is empty: "
+                                f"draw {'up' if action == DRAW_DOWN else 'down'}")
+        else:
+            raise IllegalAction(f"draw a card: draw down or draw up, not {GAME.action_name(action)}")
+
+    def _other_step(self, action: int, seat: int | None) -> None:
+        """A decision without its seat, or by a seat that may not act, or a seat at a chance step."""
         phase = self.phase
         if seat is not None:
             self.check_seat(seat)
@@ -326,23 +459,37 @@ class UpOrDownState(State):
                 raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
             self._chance(action)
             return
-        seat = self._seat_for(seat)
-        if phase == _PLAY:
-            self._play(action, seat)
-        elif phase == _TAKE:
-            self._take(action, seat)
-        elif phase == _PLACE:
-            self._place(action, seat)
-        else:
-            self._draw(action, seat)
+        self.apply(action, self._seat_for(seat))
 
     # -- chance steps -----------------------------------------------------------------------------
     def _chance(self, card: int) -> None:
-        if not 1 <= card <= MAX_CARD or card not in self.stock:
+        stock = self.stock
+        if self.sorted_stock:
+            i = bisect_left(stock, card)
+            found = i < len(stock) and stock[i] == card
+        else:
+            found = card in stock
+            i = stock.index(card) if found else 0
+        if not found:
             raise IllegalAction(f"{GAME.action_name(card)} is not an unseen card that can come up now")
-        self.stock.remove(card)
-        phase = self.phase
-        if phase == _DEAL:
+        del stock[i]
+        phase = self.phase  # the draws of play first: they come far more often than the setup
+        if phase == _DRAWN:  # a face-down draw
+            seat = self.turn
+            self.down -= 1
+            self.hands[seat].append(card)
+            self.log.append(_DREW_EVENT[seat][card])
+            self._next_turn()
+        elif phase == _REVEAL:
+            self.up_hidden -= 1
+            self.up_top = card
+            self.log.append(_REVEAL_EVENT[card][self.up_hidden + 1])
+            if self.played:
+                self._next_turn()
+            else:  # the setup's first face-up card: the first turn begins
+                self.phase = _PLAY
+                self._actors = (self.turn,)
+        elif phase == _DEAL:
             seat = self.deal_seat
             hand = self.hands[seat]
             hand.append(card)
@@ -351,7 +498,7 @@ class UpOrDownState(State):
                 self.deal_seat += 1
                 if self.deal_seat == self.players:
                     self.phase = _DISPLAY
-        elif phase == _DISPLAY:
+        else:  # _DISPLAY
             ring = self.ring
             ring.append(card)
             if len(ring) == DISPLAY_SIZE:
@@ -362,81 +509,8 @@ class UpOrDownState(State):
                 self.log.append({"type": "display", "cards": list(ring), "down": self.down,
                                  "up": self.up_hidden})
                 self.phase = _REVEAL
-        elif phase == _REVEAL:
-            self.up_hidden -= 1
-            self.up_top = card
-            self.log.append({"type": "reveal", "card": card, "up": self.up_hidden + 1})
-            if self.played:
-                self._next_turn()
-            else:  # the setup's first face-up card: the first turn begins
-                self.phase = _PLAY
-                self._actors = (self.turn,)
-        else:  # _DRAWN: a face-down draw
-            seat = self.turn
-            self.down -= 1
-            self.hands[seat].append(card)
-            self.log.append({"type": "drew", "seat": seat, "card": card, "to": [seat]})
-            self._next_turn()
 
-    # -- a turn -----------------------------------------------------------------------------------
-    def _play(self, card: int, seat: int) -> None:
-        hand = self.hands[seat]
-        if card not in hand or not 1 <= card <= MAX_CARD:
-            raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
-                                f"not {GAME.action_name(card)}")
-        hand.remove(card)
-        known = self.known[seat]
-        if card in known:
-            known.remove(card)
-        ring = self.ring
-        i = 0
-        while i < len(ring) and ring[i] < card:
-            i += 1
-        ring.insert(i, card)
-        self.played = card
-        a, b = self._neighbours(card)
-        self.log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
-        self.phase = _TAKE
-
-    def _take(self, action: int, seat: int) -> None:
-        a, b = self._neighbours(self.played)
-        card = action - TAKE
-        if card != a and card != b:
-            raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, not {GAME.action_name(action)}")
-        self.ring.remove(card)
-        self.taken = card
-        self.log.append({"type": "take", "seat": seat, "card": card})
-        self.phase = _PLACE
-
-    def _place(self, action: int, seat: int) -> None:
-        if action not in self._place_actions(seat):
-            raise IllegalAction(self._why_not_place(action, seat))
-        card = self.taken
-        cols = self.cols[seat]
-        if action == NEW:
-            k = next(i for i, c in enumerate(cols) if not c)
-            cols[k] = [card]
-            self.log.append({"type": "new", "seat": seat, "card": card, "column": k + 1})
-        elif action <= COL + MAX_COLUMNS:
-            k = action - COL - 1
-            col = cols[k]
-            col.append(card)
-            self.log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
-                             "length": len(col), "direction": _DIRECTION_NAME[direction_of(col)],
-                             "score": column_score(col)})
-        else:
-            k = action - GIVE_UP - 1
-            gone = cols[k]
-            self.piles[seat].extend(gone)
-            cols[k] = [card]
-            self.log.append({"type": "give_up", "seat": seat, "column": k + 1, "cards": gone,
-                             "discards": len(self.piles[seat]), "card": card})
-        self.taken = 0
-        if self.down or self.up_top:
-            self.phase = _DRAW
-        else:
-            self._next_turn()
-
+    # -- a turn: its helpers ---------------------------------------------------------------------
     def _why_not_place(self, action: int, seat: int) -> str:
         cols = self.cols[seat]
         if action == NEW:
@@ -451,34 +525,21 @@ class UpOrDownState(State):
             return f"you have no column {action - GIVE_UP} to give up"
         return f"put the taken card {self.taken} into a column (col K, new, give up K), not {GAME.action_name(action)}"
 
-    def _draw(self, action: int, seat: int) -> None:
-        if action == DRAW_DOWN and self.down:
-            self.log.append({"type": "draw", "seat": seat, "pile": "down"})
-            self.phase = _DRAWN
-            self._actors = ()
-        elif action == DRAW_UP and self.up_top:
-            card = self.up_top
-            self.hands[seat].append(card)
-            self.known[seat].append(card)
-            self.log.append({"type": "draw", "seat": seat, "pile": "up", "card": card})
-            self.up_top = 0
-            if self.up_hidden:
-                self.phase = _REVEAL
-                self._actors = ()
-            else:
-                self._next_turn()
-        else:
-            if action in (DRAW_DOWN, DRAW_UP):
-                raise IllegalAction(f"the face-{'down' if action == DRAW_DOWN else 'up'} pile is empty: "
-                                    f"draw {'up' if action == DRAW_DOWN else 'down'}")
-            raise IllegalAction(f"draw a card: draw down or draw up, not {GAME.action_name(action)}")
-
     def _next_turn(self) -> None:
         self.played = 0
         n = self.players
-        for step in range(1, n + 1):
+        hands = self.hands
+        seat = self.turn + 1
+        if seat == n:
+            seat = 0
+        if hands[seat]:  # the usual case: while the piles last every hand holds cards
+            self.turn = seat
+            self.phase = _PLAY
+            self._actors = (seat,)
+            return
+        for step in range(2, n + 1):
             seat = (self.turn + step) % n
-            if self.hands[seat]:
+            if hands[seat]:
                 self.turn = seat
                 self.phase = _PLAY
                 self._actors = (seat,)
@@ -550,6 +611,7 @@ class UpOrDownState(State):
         c.top = self.top
         c.phase = self.phase
         c.stock = list(self.stock)
+        c.sorted_stock = self.sorted_stock
         c.hands = [list(h) for h in self.hands]
         c.known = [list(k) for k in self.known]
         c.deal_seat = self.deal_seat
