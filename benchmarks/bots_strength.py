@@ -44,7 +44,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     Keys: ``sims`` (simulations), ``ms`` (milliseconds), ``c`` (exploration), ``guide`` (greedy
     plies at the start of each playout), ``horizon`` (1: simulations end with the deal),
     ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation),
-    ``reuse`` (simulations per world drawn).
+    ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P`` is the ``pimc`` bot with
+    those settings.
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -61,6 +62,12 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             "reuse": int(kv.get("reuse", 1)),
         }
         return type("Search", (SearchBot,), attrs)(game, seat, rng)
+    if name.startswith("pimc:"):  # pimc:worlds=N,policy=random
+        from updown.bots.pimc import PimcBot
+
+        kv = dict(part.partition("=")[::2] for part in name[len("pimc:"):].split(",") if part)
+        pimc = {"worlds": int(kv.get("worlds", PimcBot.worlds)), "policy": kv.get("policy", PimcBot.policy)}
+        return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 
 

@@ -16,7 +16,7 @@ GAME = get_game("updown")
 
 
 def test_bot_registry():
-    assert bot_names("updown") == ["easy", "greedy", "hard", "normal", "random"]
+    assert bot_names("updown") == ["easy", "greedy", "hard", "normal", "pimc", "random"]
     with pytest.raises(UpdownError, match="no bot 'wizard'"):
         make_bot("wizard", GAME, 0, random.Random(0))
 

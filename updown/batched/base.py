@@ -128,7 +128,13 @@ class BatchedGame:
         raise NotImplementedError
 
     def scores(self) -> npt.NDArray[np.int64]:
-        """``(n, players)``: each seat's final score, as the scalar ``Result.scores`` (once over)."""
+        """``(n, players)``: each seat's score as it stands (the scalar ``progress().scores``),
+        which is ``Result.scores`` once the game is over."""
+        raise NotImplementedError
+
+    def deals(self) -> IntArray:
+        """Each game's deal counter: it changes when the next deal (round) begins, as the scalar
+        ``progress().deals`` does once a deal is scored."""
         raise NotImplementedError
 
     # -- selecting games -------------------------------------------------------------------------

@@ -203,6 +203,10 @@ class BatchedEuchre(BatchedGame):
         t = self.totals.reshape(-1, 2)
         return np.stack([t[:, 0], t[:, 1], t[:, 0], t[:, 1]], axis=1)
 
+    def deals(self) -> IntArray:
+        """Each game's deal number (``deal_no``)."""
+        return self.deal_no.copy()
+
     # -- stepping --------------------------------------------------------------------------------
     def _layout(self) -> dict[str, int]:
         one = ("phase", "dealer", "turn", "upcard", "up_taken", "alone", "trump", "maker", "defender", "out",

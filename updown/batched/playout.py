@@ -85,3 +85,59 @@ def playout(
     scores = batch.scores().astype(np.float64)
     means: npt.NDArray[np.float64] = scores.reshape(len(states), repeats, -1).mean(axis=1)
     return means
+
+
+def deal_values(
+    worlds: Sequence[State], seat: int, actions: Sequence[int], policy: str = "greedy", *,
+    rng: np.random.Generator,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """What each of ``seat``'s ``actions`` is worth over ``worlds``, played on to the end of the
+    deal by ``policy`` in one batch: ``(means, standard errors)``, one per action.
+
+    Every world is continued once per action (``len(worlds) * len(actions)`` games). Seats that
+    must still make a simultaneous choice before ``seat`` (UP&DOWN's secret card, which the batch
+    takes in seat order) make it by ``policy`` first, without seeing ``seat``'s; then ``seat``
+    plays the action, and ``policy`` plays every seat until the next deal begins or the game ends.
+    A game's value is ``seat``'s points gained over that stretch, less the mean of the other seats'
+    gains, counted the way the game's scores run (``search.deal_rewards``). The worlds must be at a
+    decision of ``seat`` (one where it is among the ``actors``), as worlds drawn from its view are.
+    """
+    if not actions:
+        raise ValueError("deal_values needs at least one action")
+    for world in worlds:
+        if world.is_chance() or world.is_terminal() or seat not in world.actors():
+            raise ValueError(f"the worlds are not all at a decision of seat {seat}")
+    k = len(actions)
+    batch = batch_from_states(worlds, rng=rng, repeats=k)
+    choose = batch.policy(policy)
+    for _ in range(batch.players):
+        waiting = batch.to_act != seat
+        if not waiting.any():
+            break
+        a = choose()
+        a[~waiting] = -1
+        batch.step(a)
+    if (batch.to_act != seat).any():
+        raise ValueError(f"the worlds are not all at a decision of seat {seat}")
+    deal = batch.deals()
+    start = batch.scores()
+    batch.step(np.tile(np.asarray(actions, dtype=np.int64), len(worlds)))
+    while True:
+        live = (batch.deals() == deal) & ~batch.done
+        if not live.any():
+            break
+        a = choose()
+        a[~live] = -1
+        batch.step(a)
+    progress = worlds[0].progress()
+    sign = -1.0 if progress is not None and not progress.higher_wins else 1.0
+    gain = sign * (batch.scores() - start).astype(np.float64)
+    n = batch.players
+    margin = gain[:, seat] - (gain.sum(axis=1) - gain[:, seat]) / (n - 1)
+    per_world = margin.reshape(len(worlds), k)
+    means: npt.NDArray[np.float64] = per_world.mean(axis=0)
+    if len(worlds) > 1:
+        errors: npt.NDArray[np.float64] = per_world.std(axis=0, ddof=1) / np.sqrt(len(worlds))
+    else:
+        errors = np.full(k, np.inf)
+    return means, errors

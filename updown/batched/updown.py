@@ -169,6 +169,10 @@ class BatchedUpDown(BatchedGame):
         """``(n, players)``: each seat's total tricks, as the scalar ``Result.scores`` gives them."""
         return self.totals.reshape(-1, self.players).copy()
 
+    def deals(self) -> IntArray:
+        """Each game's round number (tie-break rounds count on)."""
+        return self.round.copy()
+
     # -- stepping --------------------------------------------------------------------------------
     def _layout(self) -> dict[str, int]:
         one = ("phase", "turn", "leader", "orient", "trump", "dice", "up", "trick", "pot", "discarded", "round",

@@ -1,7 +1,8 @@
 """Bots by name. ``random`` plays every game; other bots are written for one game each.
 
 A game's bots live in a module of this package that defines ``GAME_ID`` and ``BOTS`` (name to
-class); they are found on import, so adding bots for a game touches no shared file.
+class), or ``BOTS_BY_GAME`` (game id to such a dict) for a bot that serves some games; they are
+found on import, so adding bots for a game touches no shared file.
 
 ``exec:COMMAND`` (or ``exec[SECONDS]:COMMAND``) is a bot for every game played by an outside
 program over the JSON-lines protocol of ``docs/bot-protocol.md`` (:mod:`updown.bots.exec_bot`).
@@ -26,6 +27,8 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     _module = importlib.import_module(f"{__name__}.{_info.name}")
     if hasattr(_module, "GAME_ID") and hasattr(_module, "BOTS"):
         _FOR_GAME.setdefault(_module.GAME_ID, {}).update(_module.BOTS)
+    for _game_id, _bots in getattr(_module, "BOTS_BY_GAME", {}).items():  # a bot for some games
+        _FOR_GAME.setdefault(_game_id, {}).update(_bots)
 
 # Search bots and the difficulty levels play every game through the protocol (bots/search.py).
 from updown.bots.search import GENERIC_BOTS as _SEARCH_BOTS  # noqa: E402
