@@ -1,5 +1,5 @@
 # `make serve`, `make play` and `make test` set up .venv on first use, then run.
-# Each installs only what it needs: playing the terminal game (typer, rich, click) needs neither
+# Each installs only what it needs: playing the terminal game (typer, rich, click, numpy) needs neither
 # the server's packages nor the test extra (pytest, mypy, open_spiel, babel, ...).
 PYTHON ?= python3
 VENV := .venv
@@ -16,7 +16,7 @@ $(BIN)/python:
 	$(BIN)/pip install --progress-bar on --upgrade pip
 
 $(PLAY_STAMP): pyproject.toml | $(BIN)/python
-	@echo "Installing updown and what playing needs (typer, rich, click)..."
+	@echo "Installing updown and what playing needs (typer, rich, click, numpy)..."
 	$(BIN)/pip install --progress-bar on -e .
 	touch $(PLAY_STAMP)
 

@@ -351,7 +351,7 @@ class Report:
 
 
 def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
-    if name.startswith("search:"):  # search bots with explicit settings, as in bots_strength.py
+    if name.startswith(("search:", "pimc:")):  # bots with explicit settings, as in bots_strength.py
         spec = importlib.util.spec_from_file_location("bots_strength", Path(__file__).with_name("bots_strength.py"))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

@@ -13,8 +13,9 @@ What this package owns:
 * ``bench.py``: the figures of ``benchmarks/batched.py`` and ``updown bench-batched``.
 * ``bits.py``: sets of small integers as ``uint64`` masks.
 
-numpy is an optional dependency (``pip install 'updown[batched]'``); nothing outside this package
-imports it, so playing needs no numpy. See ``docs/batched.md``.
+numpy is a dependency of playing since the ``pimc`` bot (UP&DOWN's ``normal`` level) runs its
+playouts here; outside this package only ``updown.bots.pimc`` and the adapters import it. See
+``docs/batched.md``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 try:
     import numpy  # noqa: F401
 except ImportError as e:  # pragma: no cover - only without the extra
-    raise ImportError("updown.batched needs numpy: pip install 'updown[batched]'") from e
+    raise ImportError("updown.batched needs numpy: pip install numpy==2.4.6") from e
 
 from updown.batched.euchre import BatchedEuchre
 from updown.batched.updown import BatchedUpDown

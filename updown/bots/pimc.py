@@ -10,8 +10,8 @@ other seats' mean). There is no tree: what the playouts do after the action stan
 later play, so this bot is as good as the policy is a model of the table.
 
 It exists for the games with a batched engine (:data:`updown.batched.playout.ENGINES`: Euchre and
-UP&DOWN) and only where numpy is installed (the ``batched`` extra); ``updown games`` lists it
-there. A fixed seed gives the same decisions.
+UP&DOWN); ``updown games`` lists it there, and it is UP&DOWN's ``normal`` level. A fixed seed
+gives the same decisions.
 """
 
 from __future__ import annotations
@@ -23,12 +23,9 @@ from typing import Any
 from updown.bots.base import Bot
 from updown.core.protocol import Game, View
 
-try:
-    import numpy as np
+import numpy as np
 
-    from updown.batched.playout import ENGINES, deal_values
-except ImportError:  # pragma: no cover - numpy is an extra: without it there is no pimc bot
-    ENGINES = {}
+from updown.batched.playout import ENGINES, deal_values
 
 
 class PimcBot(Bot):
@@ -59,4 +56,4 @@ class PimcBot(Bot):
 
 
 BOTS_BY_GAME: dict[str, dict[str, type[Bot]]] = {game_id: {"pimc": PimcBot} for game_id in ENGINES}
-"""The bot for each game with a batched engine (none without numpy)."""
+"""The bot for each game with a batched engine."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from updown.bots.base import Bot
-from updown.bots.search import HardBot, NormalBot
+from updown.bots.pimc import PimcBot
+from updown.bots.search import HardBot
 from updown.core.cards import Suit
 from updown.core.protocol import View
 from updown.games.updown import (
@@ -130,11 +131,13 @@ class UpDownGreedy(Bot):
 GAME_ID = "updown"
 
 
-class UpDownNormal(NormalBot):
-    """In UP&DOWN the search beats ``greedy`` clearly on its own (docs/bots.md): no anchor."""
+class UpDownNormal(PimcBot):
+    """In UP&DOWN flat Monte Carlo with batched greedy playouts (``pimc``) beat the tree search at
+    half its time per decision (docs/bots.md: 4 rounds, +4.2 points a game against +2.0)."""
 
-    description = "ISMCTS from its own view to the end of the deal, up to 2000 simulations or 90 ms per decision"
-    anchor = None
+    name = "normal"
+    description = ("flat Monte Carlo from its own view: 200 drawn worlds per decision, each legal action "
+                   "played on to the end of the round by a greedy rule (about 50 ms)")
 
 
 class UpDownHard(HardBot):
