@@ -47,6 +47,9 @@ _PAIR_SUM = np.array([a + b for a, b in _PAIRS], dtype=np.int64)
 _LOWEST = np.array([(m & -m).bit_length() - 1 if m else -1 for m in range(16)], dtype=np.int64)
 """``_LOWEST[mask]``: the lowest seat in a 4-bit seat mask."""
 _LEAD_BAND = U64(U.FLIP)
+_WAYS = np.array([sum(1 for a, b in _PAIRS if a + b == t) for t in range(13)], dtype=np.float64)
+_NEW_TRUMP = np.array([np.where(np.arange(13) == old, 0.0, _WAYS) / (36 - _WAYS[old]) for old in range(13)])
+"""``_NEW_TRUMP[old, t]``: the chance that a re-roll from trump value ``old`` makes ``t`` the trump."""
 
 
 def _tables(n: int) -> tuple[IntArray, IntArray, IntArray, BitArray]:
@@ -193,10 +196,14 @@ class BatchedUpDown(BatchedGame):
             self._lead_action(lead, a[lead])
 
     def greedy_actions(self) -> IntArray:
-        """A simple rule per game (-1 for games over): the leader picks uniformly at random; a
-        seat choosing plays a card of the trump value if it holds one, else its best card of its
-        own suit (the highest on UP, the lowest on DOWN), else its lowest card id."""
+        """A simple rule per game (-1 for games over): the leader takes the change that leaves
+        its hand strongest (:meth:`_lead_strength`); a seat choosing plays a card of the trump
+        value if it holds one, else its best card of its own suit (the highest on UP, the lowest
+        on DOWN), else its lowest card id."""
         out = self.random_actions()
+        lead = self.phase == LEAD
+        if lead.any():
+            out[lead] = self._greedy_lead(np.flatnonzero(lead))
         choose = self.phase == CHOOSE
         if choose.any():
             hand = self.hands[self._all * self.players + self.turn]
@@ -207,6 +214,35 @@ class BatchedUpDown(BatchedGame):
             best = np.argmax(np.where(expand(hand, NUM_CARDS), score, -2), axis=1)
             out = np.where(choose, best, out)
         return out
+
+    def _greedy_lead(self, g: IntArray) -> IntArray:
+        """The leader's change in games ``g``: flip, a rotation to each other suit, or the re-roll
+        (its expectation over the new trump value), whichever scores the hand best. A card scores
+        1 if it is of the trump value, else, in the leader's own suit, the square of how extreme
+        it is in the direction of play (a queen on UP, a 2 on DOWN: 1), else 0."""
+        seat = self.turn[g]
+        hand = expand(self.hands[g * self.players + seat], NUM_CARDS).astype(np.float64)  # (m, 44)
+        own = self._own[self.orient[g] * 4 + seat]
+        up, trump = self.up[g], self.trump[g]
+        high = ((VALUE_T - 2) / 10.0) ** 2  # per card: its extremeness on UP
+        low = ((12 - VALUE_T) / 10.0) ** 2
+
+        def suited(suit: IntArray, on_up: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+            rank = np.where(on_up[:, None], high[None, :], low[None, :])
+            return np.where(SUIT_T[None, :] == suit[:, None], rank, 0.0)
+
+        is_trump = VALUE_T[None, :] == trump[:, None]
+        scores = np.full((len(g), 6), -np.inf)  # flip, rotations to suits 0..3, roll
+        scores[:, 0] = (hand * np.where(is_trump, 1.0, suited(own, ~up))).sum(axis=1)
+        for s in range(4):
+            to = np.full(len(g), s)
+            value = (hand * np.where(is_trump, 1.0, suited(to, up))).sum(axis=1)
+            scores[:, 1 + s] = np.where(own == s, -np.inf, value)
+        p = _NEW_TRUMP[trump][:, VALUE_T]  # (m, 44): the chance each card's value becomes trump
+        scores[:, 5] = (hand * (p + (1 - p) * suited(own, up))).sum(axis=1)
+        best = np.argmax(scores, axis=1)
+        actions: IntArray = np.where(best == 0, U.FLIP, np.where(best == 5, U.ROLL, U.ROTATE + best - 1))
+        return actions
 
     # -- chance ----------------------------------------------------------------------------------
     def _roll(self, idx: IntArray, old: IntArray) -> None:
