@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_left, bisect_right
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
@@ -167,6 +168,8 @@ _CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit"
                                   for t in range(4)) for s in _SEATS)
 _TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
                                               "turned": CARD_STR[c]}) for c in range(NUM_CARDS)) for s in _SEATS)
+_PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
+"""A trick event's ``[seat, card]`` entries."""
 # Why a seat has to play (``_forced_reason``), and its ``plays`` event for each reason (None: it chose to).
 _CHOSE = "chose the trump"
 _ALL_PLAY = tuple(f"{Suit(t).title.capitalize()} are trump" for t in range(4))
@@ -262,12 +265,13 @@ class UpDownSuecaState(State):
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
         self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
-        self.hands: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.packet1: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.packet2: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.discards: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.drawn: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.played: list[list[int]] = [[] for _ in range(PLAYERS)]
+        # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
+        self.hands: list[list[int]] = [[], [], [], []]
+        self.packet1: list[list[int]] = [[], [], [], []]
+        self.packet2: list[list[int]] = [[], [], [], []]
+        self.discards: list[list[int]] = [[], [], [], []]
+        self.drawn: list[list[int]] = [[], [], [], []]
+        self.played: list[list[int]] = [[], [], [], []]
         self.current = self.chooser  # seat being dealt to, deciding, exchanging, or to play
         self.trump = -1
         self.turned = -1
@@ -281,7 +285,7 @@ class UpDownSuecaState(State):
         self.tricks = [0] * PLAYERS
         # What each seat's play revealed it does not hold: per seat, (suit, above) pairs meaning
         # "no card of ``suit`` stronger than ``above``" (above -1: none of the suit at all).
-        self.voids: list[list[tuple[int, int]]] = [[] for _ in range(PLAYERS)]
+        self.voids: list[list[tuple[int, int]]] = [[], [], [], []]
         self.log.append({"type": "deal", "deal": self.deal_no, "dealer": self.dealer,
                          "chooser": self.chooser, "scores": list(self.scores)})
 
@@ -331,26 +335,29 @@ class UpDownSuecaState(State):
         if phase == _DECIDE:
             return [PLAY, SIT_OUT]
         if phase == _EXCHANGE:
+            out = [DONE]
             if len(self.discards[seat]) < self.limit:
-                return [DONE] + [DISCARD + c for c in sorted(self.hands[seat])]
-            return [DONE]
+                for c in sorted(self.hands[seat]):  # a loop: cheaper than a list comprehension here
+                    out.append(DISCARD + c)
+            return out
         return [TRUMP + s for s in range(4)] + [TURN]  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        hand = self.hands[seat]
+        hand = sorted(self.hands[seat])
         table = self.table
         if not table:
             ace = self.trump * 10 + 9
             if ace in hand:
                 return [ace]
-            return sorted(hand)
-        led = table[0][1] // 10
-        follow = [c for c in hand if c // 10 == led]
+            return hand
+        # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
+        # the table's, are a slice of the sorted hand.
+        led = table[0][1] // 10 * 10
+        follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
         if follow:
-            return sorted(follow)
+            return follow
         low, high = self._overtrump()
-        over = [c for c in hand if low < c < high]
-        return sorted(over) if over else sorted(hand)
+        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand
 
     def _overtrump(self) -> tuple[int, int]:
         """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
@@ -646,10 +653,11 @@ class UpDownSuecaState(State):
             voids.append((trump, strength(max(on_table))))  # had to overtrump and did not
 
     def _resolve(self) -> None:
-        led = suit_of(self.table[0][1])
+        table = self.table
+        led = table[0][1] // 10
         trump = self.trump
         best_seat, best_key, best_card = -1, -1, -1
-        for seat, card in self.table:
+        for seat, card in table:
             s = card // 10
             key = 100 + card if s == trump else (card if s == led else -1)
             if key > best_key:
@@ -657,7 +665,7 @@ class UpDownSuecaState(State):
         self.tricks[best_seat] += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick_no,
                          "leader": self.leader, "trump": "CDHS"[trump],
-                         "cards": [[s, CARD_STR[c]] for s, c in self.table], "winner": best_seat,
+                         "cards": [_PLAYED_PAIR[s][c] for s, c in table], "winner": best_seat,
                          "by_trump": best_card // 10 == trump and led != trump})
         self.table = []
         if self.trick_no == HAND:
