@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from bisect import bisect_left, bisect_right
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
@@ -150,6 +151,34 @@ class Phase(IntEnum):
 
 _DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER = (int(p) for p in Phase)
 
+# -- events built once ---------------------------------------------------------------------------
+# Events that differ only by seat, card, suit or count are built once at import, read-only, and
+# shared by every game: a view would freeze them anyway, and a logged event is never changed.
+# This saves building a dict (and its "to" list) at every step.
+_SEATS = range(PLAYERS)
+_DRAW_EVENT = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+                          for c in range(NUM_CARDS)) for s in _SEATS)
+_DISCARD_EVENT = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+                             for c in range(NUM_CARDS)) for s in _SEATS)
+_EXCHANGE_EVENT = tuple(tuple(FrozenDict({"type": "exchange", "seat": s, "count": k}) for k in range(HAND + 1))
+                        for s in _SEATS)
+_SITS_OUT_EVENT = tuple(FrozenDict({"type": "sits out", "seat": s}) for s in _SEATS)
+_LONE_EVENT = tuple(FrozenDict({"type": "lone", "seat": s, "tricks": HAND}) for s in _SEATS)
+_CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[t], "turned": None})
+                                  for t in range(4)) for s in _SEATS)
+_TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
+                                              "turned": CARD_STR[c]}) for c in range(NUM_CARDS)) for s in _SEATS)
+_PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
+"""A trick event's ``[seat, card]`` entries."""
+# Why a seat has to play (``_forced_reason``), and its ``plays`` event for each reason (None: it chose to).
+_CHOSE = "chose the trump"
+_ALL_PLAY = tuple(f"{Suit(t).title.capitalize()} are trump" for t in range(4))
+_FIVE_OR_LESS = "has 5 points or less"
+_SAT_OUT_TWICE = "sat out the two previous deals"
+_PLAYS_EVENT: tuple[dict[str | None, FrozenDict], ...] = tuple(
+    {reason: FrozenDict({"type": "plays", "seat": s, "forced": reason})
+     for reason in (None, _CHOSE, *_ALL_PLAY, _FIVE_OR_LESS, _SAT_OUT_TWICE)} for s in _SEATS)
+
 
 class UpDownSuecaGame(Game[UpDownSuecaOptions]):
     id = "updown-sueca"
@@ -212,6 +241,10 @@ class UpDownSuecaState(State):
         self.game = game
         self.players = players
         self.options = options
+        # The options' derived figures, read at every exchange and every deal's decisions and score.
+        self.limit = options.limit
+        self.all_play_suit = options.all_play_suit
+        self.double_suit = options.double_suit
         if _empty:
             return
         self.log: list[Event] = []
@@ -232,12 +265,13 @@ class UpDownSuecaState(State):
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
         self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
-        self.hands: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.packet1: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.packet2: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.discards: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.drawn: list[list[int]] = [[] for _ in range(PLAYERS)]
-        self.played: list[list[int]] = [[] for _ in range(PLAYERS)]
+        # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
+        self.hands: list[list[int]] = [[], [], [], []]
+        self.packet1: list[list[int]] = [[], [], [], []]
+        self.packet2: list[list[int]] = [[], [], [], []]
+        self.discards: list[list[int]] = [[], [], [], []]
+        self.drawn: list[list[int]] = [[], [], [], []]
+        self.played: list[list[int]] = [[], [], [], []]
         self.current = self.chooser  # seat being dealt to, deciding, exchanging, or to play
         self.trump = -1
         self.turned = -1
@@ -251,7 +285,7 @@ class UpDownSuecaState(State):
         self.tricks = [0] * PLAYERS
         # What each seat's play revealed it does not hold: per seat, (suit, above) pairs meaning
         # "no card of ``suit`` stronger than ``above``" (above -1: none of the suit at all).
-        self.voids: list[list[tuple[int, int]]] = [[] for _ in range(PLAYERS)]
+        self.voids: list[list[tuple[int, int]]] = [[], [], [], []]
         self.log.append({"type": "deal", "deal": self.deal_no, "dealer": self.dealer,
                          "chooser": self.chooser, "scores": list(self.scores)})
 
@@ -263,7 +297,7 @@ class UpDownSuecaState(State):
         return self.phase <= _DRAW
 
     def actors(self) -> tuple[int, ...]:
-        if self.phase >= _TRUMP and self.phase != _OVER:
+        if _TRUMP <= self.phase < _OVER:
             return (self.current,)
         return ()
 
@@ -285,7 +319,7 @@ class UpDownSuecaState(State):
         return [(c, p) for c in self.deck]
 
     def sample_chance(self, rng: random.Random) -> int:
-        if not self.is_chance():
+        if self.phase > _DRAW:
             raise IllegalAction("this is not a chance step")
         deck = self.deck  # every undealt card equally likely
         return deck[int(rng.random() * len(deck))]
@@ -302,32 +336,58 @@ class UpDownSuecaState(State):
             return [PLAY, SIT_OUT]
         if phase == _EXCHANGE:
             out = [DONE]
-            if len(self.discards[seat]) < self.options.limit:
-                out.extend(DISCARD + c for c in sorted(self.hands[seat]))
+            if len(self.discards[seat]) < self.limit:
+                for c in sorted(self.hands[seat]):  # a loop: cheaper than a list comprehension here
+                    out.append(DISCARD + c)
             return out
         return [TRUMP + s for s in range(4)] + [TURN]  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        hand = self.hands[seat]
-        trump = self.trump
-        if not self.table:
-            ace = trump * 10 + 9
+        hand = sorted(self.hands[seat])
+        table = self.table
+        if not table:
+            ace = self.trump * 10 + 9
             if ace in hand:
                 return [ace]
-            return sorted(hand)
-        led = suit_of(self.table[0][1])
-        follow = [c for c in hand if c // 10 == led]
+            return hand
+        # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
+        # the table's, are a slice of the sorted hand.
+        led = table[0][1] // 10 * 10
+        follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
         if follow:
-            return sorted(follow)
-        trumps = [c for c in hand if c // 10 == trump]
-        if not trumps:
-            return sorted(hand)
-        on_table = [c for _, c in self.table if c // 10 == trump]
-        if not on_table:
-            return sorted(trumps)
-        top = max(on_table)
-        higher = [c for c in trumps if c > top]
-        return sorted(higher) if higher else sorted(hand)
+            return follow
+        low, high = self._overtrump()
+        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand
+
+    def _overtrump(self) -> tuple[int, int]:
+        """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
+        those above the best trump on the table, or any trump when there is none."""
+        trump = self.trump
+        low = trump * 10 - 1
+        for _, c in self.table:
+            if c > low and c // 10 == trump:
+                low = c
+        return low, trump * 10 + 10
+
+    def _may_play(self, hand: list[int], card: int) -> bool:
+        """Whether ``card`` (in ``hand``) is one of ``_playable``'s cards, without listing them."""
+        table = self.table
+        if not table:
+            ace = self.trump * 10 + 9
+            return card == ace or ace not in hand
+        led = table[0][1] // 10
+        if card // 10 == led:
+            return True
+        for c in hand:
+            if c // 10 == led:
+                return False
+        low, high = self._overtrump()
+        if low < card < high:
+            return True
+        for c in hand:
+            if low < c < high:
+                return False
+        return True
 
     def leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
@@ -336,9 +396,29 @@ class UpDownSuecaState(State):
         return LEAVE
 
     def apply(self, action: int, seat: int | None = None) -> None:
+        phase = self.phase
+        # The usual step goes straight to its phase's work: a chance outcome given with no seat, or
+        # the seat to act naming itself. Anything else takes the full checks below, in their order.
+        if type(action) is int and action != LEAVE:
+            if seat is None:
+                if phase <= _DRAW:
+                    self._chance(action)
+                    return
+            elif seat == self.current and type(seat) is int:
+                if phase == _TRICK:
+                    self._play(action, seat)
+                    return
+                if phase == _EXCHANGE:
+                    self._exchange(action, seat)
+                    return
+                if phase == _DECIDE:
+                    self._decide(action, seat)
+                    return
+                if phase == _TRUMP:
+                    self._choose_trump(action, seat)
+                    return
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
-        phase = self.phase
         if seat is not None:
             self.check_seat(seat)
         if action == LEAVE:
@@ -375,11 +455,14 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        if not (0 <= action < NUM_CARDS and action in self.deck):
+        deck = self.deck  # holds only card ids, so a card found in it is one
+        try:
+            index = deck.index(action)
+        except ValueError:
             what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             where = "stock" if self.phase == _DRAW else "undealt deck"
-            raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
-        self.deck.remove(action)
+            raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
+        del deck[index]
         seat = self.current
         self.hands[seat].append(action)
         phase = self.phase
@@ -392,14 +475,19 @@ class UpDownSuecaState(State):
                 self.current = (seat + 1) % PLAYERS
                 if self.current == self.chooser:
                     self.phase = _TRUMP
+        elif phase == _DRAW:
+            self.drawn[seat].append(action)
+            self.log.append(_DRAW_EVENT[seat][action])
+            self.to_draw -= 1
+            if self.to_draw == 0:
+                self._next_decider()
         elif phase == _TURN:
             self.packet2[seat].append(action)
             self.turned = action
             self.trump = suit_of(action)
-            self.log.append({"type": "trump", "seat": seat, "suit": "CDHS"[self.trump],
-                             "turned": CARD_STR[action]})
+            self.log.append(_TURNED_TRUMP_EVENT[seat][action])
             self.phase = _DEAL2
-        elif phase == _DEAL2:
+        else:  # DEAL2
             packet = self.packet2[seat]
             packet.append(action)
             if len(packet) == HAND - FIRST_PACKET:
@@ -408,18 +496,12 @@ class UpDownSuecaState(State):
                 self.current = (seat + 1) % PLAYERS
                 if self.current == self.chooser:
                     self._begin_decisions()
-        else:  # DRAW
-            self.drawn[seat].append(action)
-            self.log.append({"type": "draw", "seat": seat, "card": CARD_STR[action], "to": [seat]})
-            self.to_draw -= 1
-            if self.to_draw == 0:
-                self._next_decider()
 
     # -- the trump, the decisions, the exchange -------------------------------------------------
     def _choose_trump(self, action: int, seat: int) -> None:
         if TRUMP <= action < TRUMP + 4:
             self.trump = action - TRUMP
-            self.log.append({"type": "trump", "seat": seat, "suit": "CDHS"[self.trump], "turned": None})
+            self.log.append(_CHOSEN_TRUMP_EVENT[seat][self.trump])
             self.phase = _DEAL2
         elif action == TURN:
             self.phase = _TURN
@@ -432,13 +514,13 @@ class UpDownSuecaState(State):
 
     def _forced_reason(self, seat: int) -> str | None:
         if seat == self.chooser:
-            return "chose the trump"
-        if self.trump == self.options.all_play_suit:
-            return f"{Suit(self.trump).title.capitalize()} are trump"
+            return _CHOSE
+        if self.trump == self.all_play_suit:
+            return _ALL_PLAY[self.trump]  # "Hearts are trump"
         if self.scores[seat] <= 5:
-            return "has 5 points or less"
+            return _FIVE_OR_LESS
         if self.sat_out[seat] >= 2:
-            return "sat out the two previous deals"
+            return _SAT_OUT_TWICE
         return None
 
     def _enter_decision(self) -> None:
@@ -450,11 +532,11 @@ class UpDownSuecaState(State):
             return
         self.decision[seat] = PLAY
         self.forced[seat] = reason
-        self.log.append({"type": "plays", "seat": seat, "forced": reason})
+        self.log.append(_PLAYS_EVENT[seat][reason])
         self._enter_exchange()
 
     def _enter_exchange(self) -> None:
-        if self.options.limit == 0:
+        if self.limit == 0:
             self.exchanged[self.current] = 0
             self._next_decider()
         else:
@@ -463,11 +545,11 @@ class UpDownSuecaState(State):
     def _decide(self, action: int, seat: int) -> None:
         if action == PLAY:
             self.decision[seat] = PLAY
-            self.log.append({"type": "plays", "seat": seat, "forced": None})
+            self.log.append(_PLAYS_EVENT[seat][None])
             self._enter_exchange()
         elif action == SIT_OUT:
             self.decision[seat] = SIT_OUT
-            self.log.append({"type": "sits out", "seat": seat})
+            self.log.append(_SITS_OUT_EVENT[seat])
             self._next_decider()
         else:
             raise IllegalAction(f"say play or sit out, not {GAME.action_name(action)}")
@@ -476,7 +558,7 @@ class UpDownSuecaState(State):
         if action == DONE:
             k = len(self.discards[seat])
             self.exchanged[seat] = k
-            self.log.append({"type": "exchange", "seat": seat, "count": k})
+            self.log.append(_EXCHANGE_EVENT[seat][k])
             if k:
                 self.to_draw = k
                 self.phase = _DRAW
@@ -486,13 +568,15 @@ class UpDownSuecaState(State):
         if not DISCARD <= action < DISCARD + NUM_CARDS:
             raise IllegalAction(f"discard a card (discard 3H) or say done, not {GAME.action_name(action)}")
         card = action - DISCARD
-        if card not in self.hands[seat]:
+        hand = self.hands[seat]
+        if card not in hand:
             raise IllegalAction(f"{CARD_STR[card]} is not in seat {seat}'s hand")
-        if len(self.discards[seat]) >= self.options.limit:
-            raise IllegalAction(f"at most {self.options.limit} cards may be exchanged")
-        self.hands[seat].remove(card)
-        self.discards[seat].append(card)
-        self.log.append({"type": "discard", "seat": seat, "card": CARD_STR[card], "to": [seat]})
+        discards = self.discards[seat]
+        if len(discards) >= self.limit:
+            raise IllegalAction(f"at most {self.limit} cards may be exchanged")
+        hand.remove(card)
+        discards.append(card)
+        self.log.append(_DISCARD_EVENT[seat][card])
 
     def _next_decider(self) -> None:
         self.current = (self.current + 1) % PLAYERS
@@ -503,7 +587,7 @@ class UpDownSuecaState(State):
         if len(playing) == 1:
             lone = playing[0]
             self.tricks[lone] = HAND
-            self.log.append({"type": "lone", "seat": lone, "tricks": HAND})
+            self.log.append(_LONE_EVENT[lone])
             self._score()
             return
         self.phase = _TRICK
@@ -513,22 +597,27 @@ class UpDownSuecaState(State):
 
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
-        if not 0 <= action < NUM_CARDS:
-            raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
-        legal = self._playable(seat)
-        if action not in legal:
-            if action not in self.hands[seat]:
+        hand = self.hands[seat]
+        # A hand holds only card ids: a card in it that the rules allow is legal (the checks with
+        # their messages, in order, when it is not).
+        if action not in hand or not self._may_play(hand, action):
+            if not 0 <= action < NUM_CARDS:
+                raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
+            if action not in hand:
                 raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
             raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
-        if self.table:
-            self._note_voids(seat, action)
-        elif suit_of(action) != self.trump or strength(action) != 9:
+        table = self.table
+        if table:
+            if action // 10 != table[0][1] // 10:
+                self._note_voids(seat, action)
+        elif action != self.trump * 10 + 9:
             self.voids[seat].append((self.trump, 8))  # led without the ace of trumps: does not hold it
-        self.hands[seat].remove(action)
+        hand.remove(action)
         self.played[seat].append(action)
-        self.table.append((seat, action))
+        table.append((seat, action))
+        decision = self.decision
         nxt = (seat + 1) % PLAYERS
-        while self.decision[nxt] != PLAY:
+        while decision[nxt] != PLAY:
             nxt = (nxt + 1) % PLAYERS
         if nxt != self.leader:
             self.current = nxt
@@ -564,19 +653,20 @@ class UpDownSuecaState(State):
             voids.append((trump, strength(max(on_table))))  # had to overtrump and did not
 
     def _resolve(self) -> None:
-        led = suit_of(self.table[0][1])
+        table = self.table
+        led = table[0][1] // 10
         trump = self.trump
-        best_seat, best_key = -1, -1
-        for seat, card in self.table:
-            s = suit_of(card)
+        best_seat, best_key, best_card = -1, -1, -1
+        for seat, card in table:
+            s = card // 10
             key = 100 + card if s == trump else (card if s == led else -1)
             if key > best_key:
-                best_seat, best_key = seat, key
+                best_seat, best_key, best_card = seat, key, card
         self.tricks[best_seat] += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick_no,
                          "leader": self.leader, "trump": "CDHS"[trump],
-                         "cards": [[s, CARD_STR[c]] for s, c in self.table], "winner": best_seat,
-                         "by_trump": suit_of(dict(self.table)[best_seat]) == trump and led != trump})
+                         "cards": [_PLAYED_PAIR[s][c] for s, c in table], "winner": best_seat,
+                         "by_trump": best_card // 10 == trump and led != trump})
         self.table = []
         if self.trick_no == HAND:
             self._score()
@@ -586,7 +676,7 @@ class UpDownSuecaState(State):
 
     # -- scoring and the end --------------------------------------------------------------------
     def _score(self) -> None:
-        factor = 2 if self.trump == self.options.double_suit else 1
+        factor = 2 if self.trump == self.double_suit else 1
         changes = [0] * PLAYERS
         for s in range(PLAYERS):
             if self.decision[s] == PLAY:
