@@ -154,6 +154,20 @@ _DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to"
                     for s in _SEATS)
 
 
+_ALL_HELD = (1 << MAX_COLUMNS) - 1
+# A place's legal actions by the columns held and the columns the taken card continues (bit k-1
+# for column k): the columns it continues, then new (if a slot is free), then every give-up.
+_PLACE_ACTIONS = tuple(
+    tuple(
+        tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
+              + ([NEW] if held != _ALL_HELD else [])
+              + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
+        for fit in range(8)
+    )
+    for held in range(8)
+)
+
+
 class UpOrDownGame(Game[UpOrDownOptions]):
     id = "up-or-down"
     name = "Up or Down?"
@@ -307,8 +321,7 @@ class UpOrDownState(State):
     # legal_actions and apply run at every step of every playout, so each phase's work is written
     # out in place (no helper calls) and events are built in one dict display each.
     def legal_actions(self, seat: int) -> list[int]:
-        actors = self._actors
-        if not actors or actors[0] != seat:
+        if seat not in self._actors:  # at most one actor: the same as 'seat != actors[0]', in fewer steps
             self.check_seat(seat)
             return []
         phase = self.phase
@@ -321,22 +334,18 @@ class UpOrDownState(State):
             b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
             return [TAKE + a, TAKE + b] if a < b else [TAKE + b, TAKE + a]
         if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
+            # Which columns are held and which the card continues, as bits (column k is bit k-1),
+            # pick the legal list from a table built at import (_PLACE_ACTIONS).
             card = self.taken
-            out: list[int] = []
-            give_ups: list[int] = []
-            free = False
-            k = 0
+            held = fit = 0
+            bit = 1
             for col in self.cols[seat]:
-                k += 1
-                if not col:
-                    free = True
-                else:
+                if col:
+                    held |= bit
                     if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                        out.append(COL + k)
-                    give_ups.append(GIVE_UP + k)
-            if free:
-                out.append(NEW)
-            return out + give_ups
+                        fit |= bit
+                bit <<= 1
+            return list(_PLACE_ACTIONS[held][fit])
         if phase == _DRAW:
             if self.down:
                 return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
@@ -348,8 +357,7 @@ class UpOrDownState(State):
             raise not_an_action(action)
         # The usual steps first: the seat to act names itself, or a chance outcome comes with no
         # seat. Anything else (no seat named, a seat that may not act) goes to _other_step.
-        actors = self._actors
-        if type(seat) is not int or not actors or seat != actors[0]:
+        if type(seat) is not int or seat not in self._actors:
             if seat is None and self.phase < _PLAY:
                 self._chance(action)
             else:
@@ -360,10 +368,11 @@ class UpOrDownState(State):
         if phase == _PLAY:  # play a hand card into the ring
             card = action
             hand = self.hands[seat]
-            if card not in hand:  # a hand holds cards 1..MAX_CARD only
+            try:  # one search of the hand (a hand holds cards 1..MAX_CARD only)
+                hand.remove(card)
+            except ValueError:
                 raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
-                                    f"not {GAME.action_name(card)}")
-            hand.remove(card)
+                                    f"not {GAME.action_name(card)}") from None
             known = self.known[seat]
             if known and card in known:
                 known.remove(card)
@@ -416,9 +425,10 @@ class UpOrDownState(State):
                             "length": len(col), "direction": "up" if col[1] > col[0] else "down",
                             "score": column_score(col)})
             else:
-                if action != NEW or all(cols):
+                # the lowest free slot, if any (three slots, tested in turn)
+                k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
+                if action != NEW or k < 0:
                     raise IllegalAction(self._why_not_place(action, seat))
-                k = cols.index([])
                 cols[k] = [card]
                 log.append(_NEW_EVENT[seat][k][card])
             self.taken = 0
@@ -556,12 +566,11 @@ class UpOrDownState(State):
     def result(self) -> Result:
         if self.phase != _OVER:
             raise IllegalAction("the game is not over")
+        columns = [[column_score(c) for c in cols] for cols in self.cols]  # each scored once
+        discards = [len(p) for p in self.piles]
         return Result.from_scores(
-            self.scores(),
-            details={
-                "columns": [[column_score(c) for c in cols] for cols in self.cols],
-                "discards": [len(p) for p in self.piles],
-            },
+            [sum(c) + d for c, d in zip(columns, discards)],
+            details={"columns": columns, "discards": discards},
         )
 
     # -- information ----------------------------------------------------------------------------
