@@ -238,7 +238,7 @@ GAME = UpOrDownGame()
 class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
-        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "taken", "_actors",
+        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken", "_actors",
         "sorted_stock",
     )
 
@@ -249,6 +249,9 @@ class UpOrDownState(State):
         self.sorted_stock = False
         """Whether the stock is in card order (always in a real game; a world's stock is in the
         order its deal drew), so that a chance outcome is found by bisection."""
+        self.takes: tuple[int, ...] = ()
+        """At a take: the two take actions, in order (set by the play, so neither the take's legal
+        list nor its check searches the ring)."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -327,12 +330,8 @@ class UpOrDownState(State):
         phase = self.phase
         if phase == _PLAY:
             return sorted(self.hands[seat])
-        if phase == _TAKE:  # the played card's two neighbours in the ring (of seven cards now)
-            ring = self.ring
-            i = ring.index(self.played)
-            a = ring[i - 1]
-            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
-            return [TAKE + a, TAKE + b] if a < b else [TAKE + b, TAKE + a]
+        if phase == _TAKE:  # the played card's two neighbours in the ring
+            return list(self.takes)
         if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
             # Which columns are held and which the card continues, as bits (column k is bit k-1),
             # pick the legal list from a table built at import (_PLACE_ACTIONS).
@@ -382,23 +381,18 @@ class UpOrDownState(State):
             self.played = card
             # Its neighbours: the card before it (the highest when it is the lowest), the card
             # after it (the lowest when it is the highest).
-            log.append({"type": "play", "seat": seat, "card": card,
-                        "between": [ring[i - 1], ring[i + 1] if i < DISPLAY_SIZE else ring[0]]})
+            a = ring[i - 1]
+            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
+            log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
+            self.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
         elif phase == _TAKE:  # take a neighbour of the played card
-            ring = self.ring
-            i = ring.index(self.played)
-            card = action - TAKE
-            if card == ring[i - 1]:
-                del ring[i - 1]
-            elif i < DISPLAY_SIZE and card == ring[i + 1]:
-                del ring[i + 1]
-            elif i == DISPLAY_SIZE and card == ring[0]:
-                del ring[0]
-            else:
+            if action not in self.takes:
                 a, b = self._neighbours(self.played)
                 raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
                                     f"not {GAME.action_name(action)}")
+            card = action - TAKE
+            self.ring.remove(card)
             self.taken = card
             log.append(_TAKE_EVENT[seat][card])
             self.phase = _PLACE
@@ -632,6 +626,7 @@ class UpOrDownState(State):
         c.up_top = self.up_top
         c.turn = self.turn
         c.played = self.played
+        c.takes = self.takes
         c.taken = self.taken
         c._actors = self._actors
         c._frozen_upto = self._frozen_upto
@@ -671,6 +666,9 @@ class UpOrDownWorlds(WorldSampler):
         st.up_hidden = view["up"] - (1 if st.up_top else 0)
         st.turn = view["turn"]
         st.played = view["played"] or 0
+        if phase == _TAKE:
+            a, b = st._neighbours(st.played)
+            st.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
         st.taken = view["taken"] or 0
         st._actors = tuple(view["to_act"])
         hand = list(view["hand"])
