@@ -154,6 +154,20 @@ _DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to"
                     for s in _SEATS)
 
 
+_ALL_HELD = (1 << MAX_COLUMNS) - 1
+# A place's legal actions by the columns held and the columns the taken card continues (bit k-1
+# for column k): the columns it continues, then new (if a slot is free), then every give-up.
+_PLACE_ACTIONS = tuple(
+    tuple(
+        tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
+              + ([NEW] if held != _ALL_HELD else [])
+              + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
+        for fit in range(8)
+    )
+    for held in range(8)
+)
+
+
 class UpOrDownGame(Game[UpOrDownOptions]):
     id = "up-or-down"
     name = "Up or Down?"
@@ -224,7 +238,7 @@ GAME = UpOrDownGame()
 class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
-        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "taken", "_actors",
+        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken", "_actors",
         "sorted_stock",
     )
 
@@ -235,6 +249,9 @@ class UpOrDownState(State):
         self.sorted_stock = False
         """Whether the stock is in card order (always in a real game; a world's stock is in the
         order its deal drew), so that a chance outcome is found by bisection."""
+        self.takes: tuple[int, ...] = ()
+        """At a take: the two take actions, in order (set by the play, so neither the take's legal
+        list nor its check searches the ring)."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -307,36 +324,27 @@ class UpOrDownState(State):
     # legal_actions and apply run at every step of every playout, so each phase's work is written
     # out in place (no helper calls) and events are built in one dict display each.
     def legal_actions(self, seat: int) -> list[int]:
-        actors = self._actors
-        if not actors or actors[0] != seat:
+        if seat not in self._actors:  # at most one actor: the same as 'seat != actors[0]', in fewer steps
             self.check_seat(seat)
             return []
         phase = self.phase
         if phase == _PLAY:
             return sorted(self.hands[seat])
-        if phase == _TAKE:  # the played card's two neighbours in the ring (of seven cards now)
-            ring = self.ring
-            i = ring.index(self.played)
-            a = ring[i - 1]
-            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
-            return [TAKE + a, TAKE + b] if a < b else [TAKE + b, TAKE + a]
+        if phase == _TAKE:  # the played card's two neighbours in the ring
+            return list(self.takes)
         if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
+            # Which columns are held and which the card continues, as bits (column k is bit k-1),
+            # pick the legal list from a table built at import (_PLACE_ACTIONS).
             card = self.taken
-            out: list[int] = []
-            give_ups: list[int] = []
-            free = False
-            k = 0
+            held = fit = 0
+            bit = 1
             for col in self.cols[seat]:
-                k += 1
-                if not col:
-                    free = True
-                else:
+                if col:
+                    held |= bit
                     if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                        out.append(COL + k)
-                    give_ups.append(GIVE_UP + k)
-            if free:
-                out.append(NEW)
-            return out + give_ups
+                        fit |= bit
+                bit <<= 1
+            return list(_PLACE_ACTIONS[held][fit])
         if phase == _DRAW:
             if self.down:
                 return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
@@ -348,8 +356,7 @@ class UpOrDownState(State):
             raise not_an_action(action)
         # The usual steps first: the seat to act names itself, or a chance outcome comes with no
         # seat. Anything else (no seat named, a seat that may not act) goes to _other_step.
-        actors = self._actors
-        if type(seat) is not int or not actors or seat != actors[0]:
+        if type(seat) is not int or seat not in self._actors:
             if seat is None and self.phase < _PLAY:
                 self._chance(action)
             else:
@@ -360,10 +367,11 @@ class UpOrDownState(State):
         if phase == _PLAY:  # play a hand card into the ring
             card = action
             hand = self.hands[seat]
-            if card not in hand:  # a hand holds cards 1..MAX_CARD only
+            try:  # one search of the hand (a hand holds cards 1..MAX_CARD only)
+                hand.remove(card)
+            except ValueError:
                 raise IllegalAction(f"play a card from your hand ({', '.join(map(str, sorted(hand)))}), "
-                                    f"not {GAME.action_name(card)}")
-            hand.remove(card)
+                                    f"not {GAME.action_name(card)}") from None
             known = self.known[seat]
             if known and card in known:
                 known.remove(card)
@@ -373,23 +381,18 @@ class UpOrDownState(State):
             self.played = card
             # Its neighbours: the card before it (the highest when it is the lowest), the card
             # after it (the lowest when it is the highest).
-            log.append({"type": "play", "seat": seat, "card": card,
-                        "between": [ring[i - 1], ring[i + 1] if i < DISPLAY_SIZE else ring[0]]})
+            a = ring[i - 1]
+            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
+            log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
+            self.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
         elif phase == _TAKE:  # take a neighbour of the played card
-            ring = self.ring
-            i = ring.index(self.played)
-            card = action - TAKE
-            if card == ring[i - 1]:
-                del ring[i - 1]
-            elif i < DISPLAY_SIZE and card == ring[i + 1]:
-                del ring[i + 1]
-            elif i == DISPLAY_SIZE and card == ring[0]:
-                del ring[0]
-            else:
+            if action not in self.takes:
                 a, b = self._neighbours(self.played)
                 raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
                                     f"not {GAME.action_name(action)}")
+            card = action - TAKE
+            self.ring.remove(card)
             self.taken = card
             log.append(_TAKE_EVENT[seat][card])
             self.phase = _PLACE
@@ -416,9 +419,10 @@ class UpOrDownState(State):
                             "length": len(col), "direction": "up" if col[1] > col[0] else "down",
                             "score": column_score(col)})
             else:
-                if action != NEW or all(cols):
+                # the lowest free slot, if any (three slots, tested in turn)
+                k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
+                if action != NEW or k < 0:
                     raise IllegalAction(self._why_not_place(action, seat))
-                k = cols.index([])
                 cols[k] = [card]
                 log.append(_NEW_EVENT[seat][k][card])
             self.taken = 0
@@ -556,12 +560,11 @@ class UpOrDownState(State):
     def result(self) -> Result:
         if self.phase != _OVER:
             raise IllegalAction("the game is not over")
+        columns = [[column_score(c) for c in cols] for cols in self.cols]  # each scored once
+        discards = [len(p) for p in self.piles]
         return Result.from_scores(
-            self.scores(),
-            details={
-                "columns": [[column_score(c) for c in cols] for cols in self.cols],
-                "discards": [len(p) for p in self.piles],
-            },
+            [sum(c) + d for c, d in zip(columns, discards)],
+            details={"columns": columns, "discards": discards},
         )
 
     # -- information ----------------------------------------------------------------------------
@@ -623,6 +626,7 @@ class UpOrDownState(State):
         c.up_top = self.up_top
         c.turn = self.turn
         c.played = self.played
+        c.takes = self.takes
         c.taken = self.taken
         c._actors = self._actors
         c._frozen_upto = self._frozen_upto
@@ -662,6 +666,9 @@ class UpOrDownWorlds(WorldSampler):
         st.up_hidden = view["up"] - (1 if st.up_top else 0)
         st.turn = view["turn"]
         st.played = view["played"] or 0
+        if phase == _TAKE:
+            a, b = st._neighbours(st.played)
+            st.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
         st.taken = view["taken"] or 0
         st._actors = tuple(view["to_act"])
         hand = list(view["hand"])
