@@ -141,3 +141,25 @@ def test_play_survives_hostile_input(game_id: str, lines: list[str]):
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert "Traceback" not in result.output
     assert "Saved to" in result.output or "You finished" in result.output or "Your team" in result.output
+
+
+def test_why_not_explains_every_action_name_including_chance_outcomes():
+    # A line may name an action that is no player's (UP&DOWN's toss outcome is named "H"): the
+    # client explains that it is not possible now instead of failing on it (found by the fuzzer).
+    for game, view, legal, _leave in VIEWS:
+        names = ["Ann", "Bob", "Cy", "Di"][: view["players"]]
+        human = HumanAgent(game, view["seat"], names, _ScriptedConsole([]), translator("en"))
+        notations = [game.action_name(a) for a in legal]
+        action = 0
+        while True:
+            try:
+                move = game.action_name(action)
+            except Exception:  # past the last action id
+                break
+            if action not in legal:
+                message = human._why_not(view, action, notations)
+                assert message.startswith(move) and "not possible" in message
+            action += 1
+            if action > 2000:
+                break
+        assert action > len(legal)

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from updown.cli.inputs import InputProblem, NotNow, resolve
 from updown.cli.screens import ScreenHooks, hooks_for, safe_name
+from updown.core.errors import NotationError
 from updown.core.protocol import Game, View
 from updown.i18n import Translator
 
@@ -132,7 +133,10 @@ class HumanAgent:
     def _why_not(self, view: View, action: int, notations: list[str]) -> str:
         _ = self._
         move = self.game.action_name(action)
-        reason = self.hooks.why(view, move, _)
+        try:
+            reason = self.hooks.why(view, move, _)
+        except NotationError:  # a chance outcome's name (UP&DOWN's toss "H", Euchre's "0"): no reason
+            reason = None
         if reason:
             return _("{move} is not possible: {reason}.").format(move=move, reason=reason)
         return _("{move} is not possible now (you can: {moves}).").format(move=move, moves=", ".join(notations))
