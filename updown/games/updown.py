@@ -49,6 +49,7 @@ VALUES = tuple(range(2, 13))
 DECK: tuple[Card, ...] = tuple(Card(v, s) for s in Suit for v in VALUES)
 """Card id ``i`` is ``DECK[i]``: suit-major, value 2..12 (J=11, Q=12)."""
 NUM_CARDS = len(DECK)
+_ALL_CARDS = tuple(range(NUM_CARDS))
 VALUE: tuple[int, ...] = tuple(c.rank for c in DECK)
 SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
@@ -96,6 +97,70 @@ _ROTATION: dict[int, tuple[tuple[int, ...], ...]] = {
 """``_ROTATION[n][seat][suit]``: the orientation in which ``suit`` faces ``seat``."""
 _ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
 """``_ONLY[seat]``: the actors when ``seat`` alone must act."""
+_STRENGTH: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(99 if v == trump else (v if up else 20 - v) for v in VALUE) for trump in range(13))
+    for up in (False, True)
+)
+"""``_STRENGTH[up][trump][card]``: how strong a card is if it is eligible, higher wins: 99 for the
+trump value (it wins whenever it is not cancelled), else the value on UP, 20 minus it on DOWN."""
+
+# Events that differ only by seat, suit or outcome, built once here and shared by every game: a view
+# freezes the events it shows anyway, and a logged event is never changed, so they are read-only
+# from the start (core/frozen.py) and a step only appends one (no dict built per step).
+_SUITS_LIST: dict[int, tuple[FrozenList, ...]] = {
+    n: tuple(FrozenList(letters) for letters in rows) for n, rows in _SEAT_LETTERS.items()
+}
+"""``_SUITS_LIST[n][orient]``: the events' ``suits`` (each seat's suit letter), shared."""
+
+
+def _first_leader(players: int, orient: int) -> int:
+    """The seat facing clubs or, with nobody there, the first seat clockwise from the clubs side (as
+    if the leader role had passed over the empty place)."""
+    clubs_position = (SIDES.index(Suit.CLUBS) - orient) % 4
+    positions = POSITIONS[players]
+    for step in range(4):
+        position = (clubs_position + step) % 4
+        if position in positions:
+            return positions.index(position)
+    raise AssertionError("unreachable")
+
+
+_FIRST_LEADER: dict[int, tuple[int, ...]] = {n: tuple(_first_leader(n, r) for r in range(4)) for n in POSITIONS}
+"""``_FIRST_LEADER[n][orient]``: the first leader of a round."""
+_ORIENT_EVENT: dict[int, tuple[FrozenDict, ...]] = {
+    n: tuple(FrozenDict({"type": "orient", "suits": _SUITS_LIST[n][orient], "leader": _FIRST_LEADER[n][orient]})
+             for orient in range(4))
+    for n in POSITIONS
+}
+_DICE_EVENT: dict[int, FrozenDict] = {
+    DICE + 6 * (a - 1) + (b - 1): FrozenDict({"type": "dice", "dice": FrozenList([a, b]), "trump": a + b})
+    for a in range(1, 7) for b in range(1, 7)
+}
+_TOSS_EVENT: tuple[FrozenDict, FrozenDict] = (
+    FrozenDict({"type": "toss", "up": False}), FrozenDict({"type": "toss", "up": True})
+)
+_FLIP_EVENT: tuple[tuple[FrozenDict, FrozenDict], ...] = tuple(
+    (FrozenDict({"type": "flip", "seat": s, "up": False}), FrozenDict({"type": "flip", "seat": s, "up": True}))
+    for s in range(4)
+)
+"""``_FLIP_EVENT[seat][up]``, ``up`` as it is after the flip."""
+_ROLL_EVENT: tuple[FrozenDict, ...] = tuple(FrozenDict({"type": "roll", "seat": s}) for s in range(4))
+_ROTATE_EVENT: dict[int, tuple[tuple[FrozenDict, ...], ...]] = {
+    n: tuple(tuple(FrozenDict({"type": "rotate", "seat": seat, "suit": "CDHS"[suit],
+                               "suits": _SUITS_LIST[n][_ROTATION[n][seat][suit]]})
+                   for suit in range(4))
+             for seat in range(n))
+    for n in POSITIONS
+}
+"""``_ROTATE_EVENT[n][seat][suit]``: ``seat`` turns the card so that ``suit`` faces it."""
+_VALUE_BIT: tuple[int, ...] = tuple(1 << v for v in VALUE)
+"""A bit per value, so that a trick finds its values played twice without counting."""
+_CANCELLED: dict[int, FrozenList] = {
+    mask: FrozenList([v for v in VALUES if mask >> v & 1])
+    for mask in range(1 << 13) if mask & 3 == 0 and bin(mask).count("1") <= 2
+}
+"""The trick event's ``cancelled`` (sorted values, shared) by the bits of the values played twice
+(at most two values with four players)."""
 
 
 def _ascii_number(text: str) -> bool:
@@ -224,7 +289,7 @@ class UpDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "hand_size", "rounds", "tiebreaks", "phase", "round",
         "hands", "deck", "deal_seat", "aside", "trump", "dice", "up", "orient", "leader", "trick",
-        "pending", "pot", "tricks", "totals", "discarded", "played", "history", "round_log_start",
+        "pending", "pot", "tricks", "totals", "discarded", "tricks_played", "history", "round_log_start",
         "_actors", "_all_seats", "_own",
     )
 
@@ -251,7 +316,7 @@ class UpDownState(State):
         self.round_log_start = len(self.log)
         self.phase = _DEAL
         self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.deck = list(range(NUM_CARDS))
+        self.deck = list(_ALL_CARDS)
         self.deal_seat = 0
         self.aside: list[int] = []
         self.trump: int | None = None
@@ -264,9 +329,16 @@ class UpDownState(State):
         self.pot = 0
         self.tricks = [0] * n
         self.discarded = 0
-        self.played: list[list[int]] = [[] for _ in range(n)]
+        # This round's finished tricks, each as its cards by seat (one append per trick; ``played``
+        # reads them by seat).
+        self.tricks_played: list[list[int]] = []
         self._actors: tuple[int, ...] = ()
         self._own: tuple[int, ...] = ()
+
+    @property
+    def played(self) -> list[list[int]]:
+        """The cards each seat has played in this round's finished tricks, in order (new lists)."""
+        return [[cards[seat] for cards in self.tricks_played] for seat in range(self.players)]
 
     def suit_of(self, seat: int) -> Suit:
         """The suit that faces ``seat`` now."""
@@ -278,16 +350,6 @@ class UpDownState(State):
 
     def _letters(self) -> list[str]:
         return list(_SEAT_LETTERS[self.players][self.orient]) if self.orient is not None else []
-
-    def _first_leader(self) -> int:
-        assert self.orient is not None
-        clubs_position = (SIDES.index(Suit.CLUBS) - self.orient) % 4
-        positions = POSITIONS[self.players]
-        for step in range(4):
-            position = (clubs_position + step) % 4
-            if position in positions:
-                return positions.index(position)
-        raise AssertionError("unreachable")
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -343,6 +405,14 @@ class UpDownState(State):
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
+        # The usual ask, by the first seat still to act, goes straight to its list. ``is`` (not
+        # ``==``) so that only the very int in ``actors`` takes this path: anything else, a bool
+        # included, gets the full checks below.
+        actors = self._actors
+        if actors and actors[0] is seat:
+            if self.phase == _CHOOSE:
+                return list(self.hands[seat])
+            return list(_LEAD_ACTIONS[self._own[seat]])
         if self.phase == _CHOOSE and 0 <= seat < self.players:
             return list(self.hands[seat]) if self.pending[seat] is None else []
         if self.phase == _LEAD and seat == self.leader:
@@ -351,33 +421,48 @@ class UpDownState(State):
         return []
 
     def apply(self, action: int, seat: int | None = None) -> None:
-        # The two commonest steps, dealing a card and choosing one, are inlined: this is the
-        # hot path of every playout.
+        # The usual steps go straight to their phase's work: a chance outcome with no seat, a card
+        # chosen by the first seat still to choose, the leader's change by the leader. Anything
+        # else (and any step they refuse) takes the full checks at the end, in their usual order,
+        # which name what is wrong. ``is`` (not ``==``) so that only the very int in ``actors``
+        # or ``leader`` is taken as that seat here.
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         phase = self.phase
-        if phase == _DEAL and seat is None:
-            hand = self.hands[self.deal_seat]
-            if len(hand) < self.hand_size - 1:
+        if seat is None:
+            if phase == _DEAL:
                 try:
                     self.deck.remove(action)
                 except ValueError:
-                    self._deal(action)  # raises the error that names the card
+                    what = CARD_STR[action] if 0 <= action < NUM_CARDS else repr(action)
+                    raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck") from None
+                hand = self.hands[self.deal_seat]
                 hand.append(action)
-            else:
-                self._deal(action)
-            return
-        if phase == _CHOOSE and seat is not None:
+                if len(hand) == self.hand_size:
+                    self._hand_dealt(hand)
+                return
+            if phase < _LEAD:
+                self._chance(action)
+                return
+        elif phase == _CHOOSE:
             actors = self._actors
-            if actors and actors[0] == seat:
+            if actors[0] is seat:
                 hand = self.hands[seat]
-                if action in hand:
+                try:
                     hand.remove(action)
+                except ValueError:
+                    pass  # not in the hand: the full checks below say so
+                else:
+                    # No event: who has chosen is in every view's "submitted"; what, nobody sees
+                    # until the reveal.
                     self.pending[seat] = action
                     self._actors = actors = actors[1:]
                     if not actors:
                         self._resolve()
                     return
+        elif phase == _LEAD and seat is self.leader:
+            self._lead(action, seat)
+            return
         if seat is not None:
             self.check_seat(seat)
         if seat is None or seat not in self._actors:
@@ -394,24 +479,17 @@ class UpDownState(State):
                 raise IllegalAction(f"it is a chance step ({self.chance_label()}), no seat acts")
             self._chance(action)
 
-    def _deal(self, action: int) -> None:
-        try:
-            self.deck.remove(action)
-        except ValueError:
-            what = CARD_STR[action] if 0 <= action < NUM_CARDS else repr(action)
-            raise IllegalAction(f"cannot deal {what}: it is not in the undealt deck") from None
+    def _hand_dealt(self, hand: list[int]) -> None:
+        """The dealing seat's ``hand`` is complete: tell that seat, and pass to the next one."""
+        hand.sort()  # kept sorted from here on: legal_actions lists it as it is
         seat = self.deal_seat
-        hand = self.hands[seat]
-        hand.append(action)
-        if len(hand) == self.hand_size:
-            hand.sort()  # kept sorted from here on: legal_actions lists it as it is
-            self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
-                             "cards": [CARD_STR[c] for c in sorted(hand)], "to": [seat]})
-            self.deal_seat += 1
-            if self.deal_seat == self.players:
-                self.aside = self.deck
-                self.deck = []
-                self.phase = _DICE
+        self.log.append({"type": "hand", "round": self.round + 1, "seat": seat,
+                         "cards": [CARD_STR[c] for c in hand], "to": [seat]})
+        self.deal_seat = seat = seat + 1
+        if seat == self.players:
+            self.aside = self.deck
+            self.deck = []
+            self.phase = _DICE
 
     def _chance(self, action: int) -> None:
         phase = self.phase
@@ -422,9 +500,9 @@ class UpDownState(State):
                         f"the roll {GAME.action_to_str(action)} repeats the trump {self.trump}: re-roll"
                     )
                 raise IllegalAction(f"{GAME.action_name(action)} is not a roll of the dice")
-            self.dice = dice_of(action)
-            self.trump = self.dice[0] + self.dice[1]
-            self.log.append({"type": "dice", "dice": list(self.dice), "trump": self.trump})
+            self.dice = dice = dice_of(action)
+            self.trump = dice[0] + dice[1]
+            self.log.append(_DICE_EVENT[action])
             if self.up is None:
                 self.phase = _TOSS
             else:
@@ -433,36 +511,36 @@ class UpDownState(State):
         elif phase == _TOSS:
             if action not in (TOSS_UP, TOSS_DOWN):
                 raise IllegalAction(f"{GAME.action_name(action)} is not a toss of the U&D card (UP or DOWN)")
-            self.up = action == TOSS_UP
-            self.log.append({"type": "toss", "up": self.up})
+            self.up = up = action == TOSS_UP
+            self.log.append(_TOSS_EVENT[up])
             self.phase = _ORIENT
         else:  # ORIENT
             if not ORIENT <= action < ORIENT + 4:
                 raise IllegalAction(f"{GAME.action_name(action)} is not an orientation (the suit facing seat 0)")
-            self.orient = SIDES.index(Suit(action - ORIENT))
-            self._own = _SEAT_SUITS[self.players][self.orient]
-            self.leader = self._first_leader()
-            self.log.append({"type": "orient", "suits": self._letters(), "leader": self.leader})
+            self.orient = orient = SIDES.index(Suit(action - ORIENT))
+            self._own = _SEAT_SUITS[self.players][orient]
+            self.leader = leader = _FIRST_LEADER[self.players][orient]
+            self.log.append(_ORIENT_EVENT[self.players][orient])
             self.phase = _LEAD
-            self._actors = (self.leader,)
+            self._actors = _ONLY[leader]
 
     def _lead(self, action: int, seat: int) -> None:
         if action == FLIP:
-            self.up = not self.up
-            self.log.append({"type": "flip", "seat": seat, "up": self.up})
+            self.up = up = not self.up
+            self.log.append(_FLIP_EVENT[seat][up])
             self.phase = _CHOOSE
             self._actors = self._all_seats
         elif ROTATE <= action < ROTATE + 4:
             suit = action - ROTATE
             if suit == self._own[seat]:
                 raise IllegalAction(f"rotate to a suit other than your own ({Suit(suit).symbol})")
-            self.orient = _ROTATION[self.players][seat][suit]
-            self._own = _SEAT_SUITS[self.players][self.orient]
-            self.log.append({"type": "rotate", "seat": seat, "suit": "CDHS"[suit], "suits": self._letters()})
+            self.orient = orient = _ROTATION[self.players][seat][suit]
+            self._own = _SEAT_SUITS[self.players][orient]
+            self.log.append(_ROTATE_EVENT[self.players][seat][suit])
             self.phase = _CHOOSE
             self._actors = self._all_seats
         elif action == ROLL:
-            self.log.append({"type": "roll", "seat": seat})
+            self.log.append(_ROLL_EVENT[seat])
             self.phase = _DICE
             self._actors = ()
         else:
@@ -486,51 +564,54 @@ class UpDownState(State):
     def _resolve(self) -> None:
         n = self.players
         cards: list[int] = self.pending  # type: ignore[assignment]  # all submitted
-        values = [VALUE[c] for c in cards]
-        trump = self.trump
-        cancelled = sorted({v for v in values if values.count(v) > 1}) if len(set(values)) < n else []
+        trump: int = self.trump  # type: ignore[assignment]
+        up: bool = self.up  # type: ignore[assignment]
+        # The values played more than once, as bits (a loop, with no list of values or counting).
+        seen = twice = 0
+        for card in cards:
+            bit = _VALUE_BIT[card]
+            twice |= seen & bit
+            seen |= bit
         own_suits = self._own
-        up = self.up
+        strength = _STRENGTH[up][trump]
         ineligible: list[int] = []
         winner: int | None = None
         best = -1
-        for seat in range(n):
-            v = values[seat]
-            if cancelled and v in cancelled:
-                continue
-            if v == trump:
-                winner = seat  # an uncancelled trump value is unique, and beats every other card
-                best = 99
-            elif SUIT[cards[seat]] == own_suits[seat]:
-                score = v if up else 20 - v
-                if score > best:
-                    best, winner = score, seat
-            else:
-                ineligible.append(seat)
+        seat = 0
+        for card in cards:
+            if not _VALUE_BIT[card] & twice:  # not cancelled
+                score = strength[card]
+                if score == 99 or SUIT[card] == own_suits[seat]:  # the trump value is always eligible
+                    if score > best:
+                        best, winner = score, seat
+                else:
+                    ineligible.append(seat)
+            seat += 1
         last = self.trick == self.hand_size - 1
+        pot = self.pot
         taken = discarded = 0
         if winner is not None:
-            taken = self.pot + 1
+            taken = pot + 1
             self.tricks[winner] += taken
             self.totals[winner] += taken
-            self.pot = 0
+            pot = 0
         else:
-            self.pot += 1
+            pot += 1
             if last:
-                discarded = self.pot
+                discarded = pot
                 self.discarded += discarded
-                self.pot = 0
+                pot = 0
+        self.pot = pot
+        leader = self.leader
         self.log.append({
-            "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": self.leader,
-            "up": up, "trump": trump, "suits": list(_SEAT_LETTERS[n][self.orient]),  # type: ignore[index]
-            "cards": [CARD_STR[c] for c in cards], "cancelled": cancelled, "ineligible": ineligible,
-            "winner": winner, "taken": taken, "pot": self.pot, "discarded": discarded,
+            "type": "trick", "round": self.round + 1, "trick": self.trick + 1, "leader": leader,
+            "up": up, "trump": trump, "suits": _SUITS_LIST[n][self.orient],  # type: ignore[index]
+            "cards": [CARD_STR[c] for c in cards], "cancelled": _CANCELLED[twice], "ineligible": ineligible,
+            "winner": winner, "taken": taken, "pot": pot, "discarded": discarded,
         })
-        played = self.played
-        for seat in range(n):
-            played[seat].append(cards[seat])
+        self.tricks_played.append(cards)  # the pending list itself: a new one follows
         self.pending = [None] * n
-        self.leader = leader = (self.leader + 1) % n
+        self.leader = leader = (leader + 1) % n
         self.trick += 1
         if last:
             self._end_round()
@@ -555,8 +636,7 @@ class UpDownState(State):
             return
         self.phase = _OVER
         self._actors = ()
-        result = self.result()
-        self.log.append({"type": "end", "totals": list(self.totals), "placings": list(result.placings)})
+        self.log.append({"type": "end", "totals": list(self.totals), "placings": _placings(self.totals)})
 
     def result(self) -> Result:
         if self.phase != _OVER:
@@ -629,7 +709,7 @@ class UpDownState(State):
         c.tricks = list(self.tricks)
         c.totals = list(self.totals)
         c.discarded = self.discarded
-        c.played = [list(p) for p in self.played]
+        c.tricks_played = list(self.tricks_played)  # a finished trick's list is never changed
         c.history = list(self.history)
         c.round_log_start = self.round_log_start
         c._actors = self._actors
@@ -637,6 +717,13 @@ class UpDownState(State):
         c._own = self._own
         c._frozen_upto = self._frozen_upto
         return c
+
+
+def _placings(totals: list[int]) -> list[int]:
+    """``Result.from_scores(totals).placings`` as a list, without building the Result: one more than
+    the number of seats with more tricks (the first of equals in the sorted totals)."""
+    ranked = sorted(totals, reverse=True)
+    return [ranked.index(t) + 1 for t in totals]
 
 
 def _fast_id(text: str) -> int:
@@ -683,13 +770,8 @@ class UpDownWorlds(WorldSampler):
         own_event = seat < deal_seat
         if own_event and (not segment or segment[0]["type"] != "hand" or segment[0]["seat"] != seat):
             raise IllegalAction("not a consistent view: its deal event is missing")
-        played: list[list[int]] = [[] for _ in range(n)]
-        tricks = 0
-        for e in segment:
-            if e["type"] == "trick":
-                tricks += 1
-                for s, c in enumerate(e["cards"]):
-                    played[s].append(_fast_id(c))
+        tricks_played = [[_fast_id(c) for c in e["cards"]] for e in segment if e["type"] == "trick"]
+        tricks = len(tricks_played)
         st.history = [{"tricks": list(e["tricks"]), "discarded": e["discarded"]}
                       for e in log if e["type"] == "round"]
         st.deal_seat = deal_seat
@@ -705,7 +787,7 @@ class UpDownWorlds(WorldSampler):
         st.tricks = list(view["tricks"])
         st.totals = list(view["totals"])
         st.discarded = view["discarded"]
-        st.played = played
+        st.tricks_played = tricks_played
         st._actors = tuple(view["to_act"])
         st._all_seats = tuple(range(n))
         hand = [_fast_id(c) for c in view["hand"]]
@@ -716,7 +798,7 @@ class UpDownWorlds(WorldSampler):
         st.deck, st.aside = [], []
         # The hidden cards and where they may be: each other hand, each other pending choice,
         # then the rest (undealt during the deal, set aside after it).
-        seen = set(hand) | {c for p in played for c in p}
+        seen = set(hand) | {c for p in tricks_played for c in p}
         if st.pending[seat] is not None:
             seen.add(st.pending[seat])  # type: ignore[arg-type]
         self.pool = [c for c in range(NUM_CARDS) if c not in seen]
@@ -755,8 +837,9 @@ class UpDownWorlds(WorldSampler):
         else:
             world.aside = parts[-1]
         log = world.log
+        played = world.played
         for index, s in self.slots:
-            dealt = world.played[s] + world.hands[s]
+            dealt = played[s] + world.hands[s]
             choice = world.pending[s]
             if choice is not None:
                 dealt.append(choice)
