@@ -121,6 +121,7 @@ POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 """``POWER[trump][led][card]``: the highest power in a trick wins it."""
 RIGHT_BOWER = tuple(s * 6 + JACK for s in range(4))
+_FULL_DECK = list(range(NUM_CARDS))
 _ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
 """``_ONLY[seat]``: the actors when ``seat`` alone must act."""
 
@@ -254,6 +255,23 @@ class EuchreGame(Game[EuchreOptions]):
 
 GAME = EuchreGame()
 
+# -- events built once ----------------------------------------------------------------------------
+# Events that differ only by seat, card or bid are built once at import, read-only and shared by
+# every game: views freeze logged events anyway and a logged event is never changed, so a step
+# logs a table entry instead of building a dict (a measurable part of a random game's cost).
+
+_DEALER_EVENT = tuple(FrozenDict({"type": "dealer", "seat": s}) for s in range(4))
+_BID_EVENT = tuple(tuple(tuple(FrozenDict({"type": "bid", "seat": s, "bid": GAME.action_to_str(a), "round": r})
+                               for a in range(PASS, DEFEND_ALONE + 1)) for s in range(4)) for r in range(3))
+"""``_BID_EVENT[round][seat][action - PASS]``: a bid (round 0: the lone defender's question)."""
+_PICKUP_EVENT = tuple(tuple(FrozenDict({"type": "pickup", "seat": s, "card": CARD_STR[c]}) for c in range(NUM_CARDS))
+                      for s in range(4))
+_DISCARD_EVENT = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+                             for c in range(NUM_CARDS)) for s in range(4))
+_TO = tuple(FrozenList([s]) for s in range(4))
+"""``_TO[seat]``: the audience of an event only ``seat`` sees (shared, read-only)."""
+_TURN_DOWN_EVENT = tuple(FrozenDict({"type": "turn-down", "card": CARD_STR[c]}) for c in range(NUM_CARDS))
+
 
 class EuchreState(State):
     __slots__ = (
@@ -283,7 +301,7 @@ class EuchreState(State):
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
         self.hands: list[list[int]] = [[], [], [], []]
-        self.deck = list(range(NUM_CARDS))
+        self.deck = _FULL_DECK[:]
         self.deal_seat = (self.dealer + 1) & 3
         self.upcard = -1
         self.up_taken = False
@@ -402,17 +420,33 @@ class EuchreState(State):
         elif seat != self.turn or seat < 0:
             seat = self._seat_for(seat)  # raises, naming why this seat cannot act now
         if phase == _PLAY:
+            # A card to the trick, written out here rather than in a helper: it is most of the
+            # steps of a game, and a call per step is a measurable part of its cost.
             hand = self.hands[seat]
-            if action in hand:
+            if action not in hand:
+                raise IllegalAction(f"{GAME.action_name(action)} is not legal for seat {seat} now")
+            cards = self.trick_cards
+            if cards:
                 led = self.led
-                eff = self.eff
-                if led >= 0 and eff[action] != led:
+                if self.eff[action] != led:
                     for c in hand:
-                        if eff[c] == led:
+                        if self.eff[c] == led:
                             raise IllegalAction(f"{CARD_STR[action]}: follow suit ({CARD_STR[c]} is in hand)")
-                self._play(action, seat, hand)
+            else:
+                self.led = self.eff[action]
+            hand.remove(action)
+            self.played[seat].append(action)
+            cards.append(action)
+            seats = self.trick_seats
+            seats.append(seat)
+            if len(cards) < self.active:
+                nxt = self.next_seat[seat]
+                self.turn = nxt
+                self._actors = _ONLY[nxt]
                 return
-        elif action in self.legal_actions(seat):
+            self._end_trick(cards, seats)
+            return
+        if action in self.legal_actions(seat):
             if phase == _BID1 or phase == _BID2:
                 self._bid(action, seat)
             elif phase == _DISCARD:
@@ -428,7 +462,7 @@ class EuchreState(State):
         seat = self.deal_seat
         hand.sort()
         self.log.append({"type": "hand", "deal": self.deal_no, "seat": seat,
-                         "cards": [CARD_STR[c] for c in hand], "to": [seat]})
+                         "cards": [CARD_STR[c] for c in hand], "to": _TO[seat]})
         if seat == self.dealer:
             self.phase = _UPCARD
         else:
@@ -445,7 +479,7 @@ class EuchreState(State):
                 raise IllegalAction(f"{GAME.action_name(action)} is not a choice of the first dealer")
             self.dealer = action - DEALER
             self.deal_seat = (self.dealer + 1) & 3
-            self.log.append({"type": "dealer", "seat": self.dealer})
+            self.log.append(_DEALER_EVENT[self.dealer])
             self.phase = _DEAL
             return
         if action not in self.deck:
@@ -466,20 +500,19 @@ class EuchreState(State):
         log = self.log
         if action == PASS:
             self.passes += 1
-            log.append({"type": "bid", "seat": seat, "bid": "pass", "round": 1 if self.phase == _BID1 else 2})
+            log.append(_BID_EVENT[1 if self.phase == _BID1 else 2][seat][0])
             if seat != self.dealer:
                 self._to((seat + 1) & 3)
             elif self.phase == _BID1:
                 self.phase = _BID2
-                log.append({"type": "turn-down", "card": CARD_STR[self.upcard]})
+                log.append(_TURN_DOWN_EVENT[self.upcard])
                 self._to((seat + 1) & 3)
             else:  # all eight passed: the hand is thrown in
                 log.append({"type": "thrown-in", "deal": self.deal_no})
                 self._end_deal(None)
             return
         self.maker = seat
-        log.append({"type": "bid", "seat": seat, "bid": _BID_NAMES.get(action) or GAME.action_to_str(action),
-                    "round": 1 if self.phase == _BID1 else 2})
+        log.append(_BID_EVENT[1 if self.phase == _BID1 else 2][seat][action - PASS])
         if self.phase == _BID1:
             self.trump = SUIT[self.upcard]
             self.alone = action in (ORDER_UP_ALONE, PICK_UP_ALONE)
@@ -495,7 +528,7 @@ class EuchreState(State):
         if self.phase == _BID1 and self.out != dealer:
             insort(self.hands[dealer], self.upcard)
             self.up_taken = True
-            log.append({"type": "pickup", "seat": dealer, "card": CARD_STR[self.upcard]})
+            log.append(_PICKUP_EVENT[dealer][self.upcard])
             self.phase = _DISCARD
             self._to(dealer)
             return
@@ -505,7 +538,7 @@ class EuchreState(State):
         card = action - DISCARD
         self.hands[seat].remove(card)
         self.discarded = card
-        self.log.append({"type": "discard", "seat": seat, "card": CARD_STR[card], "to": [seat]})
+        self.log.append(_DISCARD_EVENT[seat][card])
         self._after_trump()
 
     def _after_trump(self) -> None:
@@ -521,10 +554,10 @@ class EuchreState(State):
     def _defend(self, action: int, seat: int) -> None:
         if action == DEFEND_ALONE:
             self.defender = seat
-            self.log.append({"type": "bid", "seat": seat, "bid": "defend alone", "round": 0})
+            self.log.append(_BID_EVENT[0][seat][DEFEND_ALONE - PASS])
             self._start_play()
             return
-        self.log.append({"type": "bid", "seat": seat, "bid": "pass", "round": 0})
+        self.log.append(_BID_EVENT[0][seat][0])
         partner = (seat + 2) & 3
         # Defenders are asked in order from the dealer's left: the partner is asked next unless
         # they were asked already.
@@ -557,29 +590,18 @@ class EuchreState(State):
         return seat
 
     # -- play -----------------------------------------------------------------------------------
-    def _play(self, card: int, seat: int, hand: list[int]) -> None:
-        hand.remove(card)
-        self.played[seat].append(card)
-        cards = self.trick_cards
-        if not cards:
-            self.led = self.eff[card]
-        cards.append(card)
-        self.trick_seats.append(seat)
-        if len(cards) < self.active:
-            nxt = self.next_seat[seat]
-            self.turn = nxt
-            self._actors = _ONLY[nxt]
-            return
+    def _end_trick(self, cards: list[int], seats: list[int]) -> None:
+        """Every seat in play has played to the trick: the highest power wins it."""
         power = POWER[self.trump][self.led]
         best = winner = 0
         for i, c in enumerate(cards):  # the highest power wins
             if power[c] > best:
                 best, winner = power[c], i
-        win_seat = self.trick_seats[winner]
+        win_seat = seats[winner]
         self.won[win_seat] += 1
         self.trick += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick, "leader": self.leader,
-                         "seats": self.trick_seats, "cards": [CARD_STR[c] for c in cards],
+                         "seats": seats, "cards": [CARD_STR[c] for c in cards],
                          "winner": win_seat, "trump": SUIT_LETTERS[self.trump]})
         self.trick_cards = []
         self.trick_seats = []
