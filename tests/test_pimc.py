@@ -142,3 +142,4 @@ def test_updown_levels_play_a_round_legally_and_reproducibly():
     assert run()[1].steps == record.steps
     assert isinstance(make_bot("hard", game, 0, random.Random(0)), PimcBot)
     assert PimcBot.worlds < type(make_bot("hard", game, 0, random.Random(0))).worlds
+    assert isinstance(make_bot("normal", get_game("euchre"), 0, random.Random(0)), PimcBot)

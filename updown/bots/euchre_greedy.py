@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from updown.bots.base import Bot
-from updown.bots.search import HardBot, NormalBot
+from updown.bots.pimc import PimcBot
+from updown.bots.search import HardBot
 from updown.core.protocol import View
 from updown.games.euchre import (
     DISCARD, EFF, JACK, NAME, NAME_ALONE, NUM_CARDS, ORDER_UP, ORDER_UP_ALONE, PASS,
@@ -192,11 +193,14 @@ class EuchreGreedy(Bot):
         return max(trumps, key=lambda c: tpower[c]) if makers else min(trumps, key=lambda c: tpower[c])
 
 
-class EuchreNormal(NormalBot):
-    """In Euchre the search beats ``greedy`` clearly on its own (docs/bots.md): no anchor."""
+class EuchreNormal(PimcBot):
+    """In Euchre ``pimc`` beat the tree search both against greedy (0.655 of matches won against
+    0.60) and against OpenSpiel's ISMCTS at its pace (-0.05 points a deal against -0.11), in
+    half the time (docs/bots.md)."""
 
-    description = "ISMCTS from its own view to the end of the deal, up to 2000 simulations or 90 ms per decision"
-    anchor = None
+    name = "normal"
+    description = ("flat Monte Carlo from its own view: 200 drawn worlds per decision, each legal action "
+                   "played on to the end of the deal by a greedy rule (about 40 ms)")
 
 
 class EuchreHard(HardBot):
