@@ -78,6 +78,9 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse ``QH``, ``10S``, ``q♥`` or ``TS``."""
+        known = _CARD_BY_TEXT.get(text)  # the canonical spelling, as views and records write cards
+        if known is not None:
+            return known
         token = text.strip()
         if len(token) < 2:
             raise NotationError(f"{text!r} is not a card (write rank then suit, like QH or 10S)")
@@ -89,6 +92,10 @@ class Card:
         except NotationError:
             raise NotationError(f"{text!r} is not a card: {suit_text!r} is not a suit") from None
         return cls(_RANK_BY_NAME[rank_text], suit)
+
+
+_CARD_BY_TEXT: dict[str, Card] = {str(c): c for c in (Card(r, s) for r in RANK_NAMES for s in Suit)}
+"""Every card by its canonical text (``str(card)``): bots read views many times a decision."""
 
 
 def parse_cards(text: str) -> list[Card]:

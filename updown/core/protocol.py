@@ -183,6 +183,8 @@ class State(ABC):
     log: list[Event]
     _frozen_upto: int = 0
     """Events before this index of ``log`` are read-only (frozen when first shown in a view)."""
+    _visible: tuple[list[Event], dict[int | None, tuple[int, list[Event]]]] | None = None
+    """:meth:`visible_log`'s events per seat so far, for this ``log`` list (not copied by clones)."""
 
     # -- who acts -------------------------------------------------------------------------------
     @abstractmethod
@@ -269,9 +271,19 @@ class State(ABC):
             for i in range(done, len(log)):
                 log[i] = freeze(log[i])
             self._frozen_upto = len(log)
-        if seat is None:
-            return [e for e in log if "to" not in e]
-        return [e for e in log if "to" not in e or seat in e["to"]]
+        # Each seat's visible events are kept and extended as the log grows (the log only grows;
+        # a state's log list is never shared), so a view costs the new events, not the whole match.
+        cache = self._visible
+        if cache is None or cache[0] is not log:
+            cache = self._visible = (log, {})
+        upto, seen = cache[1].get(seat, (0, []))
+        if upto < len(log):
+            if seat is None:
+                seen.extend(e for e in log[upto:] if "to" not in e)
+            else:
+                seen.extend(e for e in log[upto:] if "to" not in e or seat in e["to"])
+            cache[1][seat] = (len(log), seen)
+        return list(seen)
 
     def check_seat(self, seat: object) -> int:
         """``seat`` if it is a seat of this game; otherwise IllegalAction (no negative indexing)."""
