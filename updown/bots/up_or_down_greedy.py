@@ -90,31 +90,26 @@ class UpOrDownGreedy(Bot):
         late: float = ctx["late"]
         return main * length + _PROMISE * late * min(future, 4.0) * (main + length) * (main / length)
 
-    def _area_value(self, cols: Sequence[Sequence[int]], ctx: dict[str, Any]) -> float:
-        return sum(self._column_value(c, ctx) for c in cols)
-
     def _best_place(
         self, cols: list[list[int]], card: int, ctx: dict[str, Any], legal: Sequence[int] | None = None
     ) -> tuple[float, int]:
         """The value gained by the best placement of ``card`` and its action."""
         options = legal if legal is not None else self._place_options(cols, card)
-        base = self._area_value(cols, ctx)
+        # A placement changes one column: its gain is that column's new value less its old one.
+        values: list[float] = ctx.setdefault("values", [self._column_value(c, ctx) for c in cols])
         best: tuple[float, int] | None = None
         for action in options:
-            after = [list(c) for c in cols]
-            bonus = 0.0
             if action == NEW:
-                k = next(i for i, c in enumerate(after) if not c)
-                after[k] = [card]
+                k = next(i for i, c in enumerate(cols) if not c)
+                value = self._column_value([card], ctx) - values[k]
             elif COL < action <= COL + 3:
-                after[action - COL - 1].append(card)
+                k = action - COL - 1
+                value = self._column_value([*cols[k], card], ctx) - values[k]
             elif GIVE_UP < action <= GIVE_UP + 3:
                 k = action - GIVE_UP - 1
-                bonus = len(after[k])
-                after[k] = [card]
+                value = self._column_value([card], ctx) - values[k] + len(cols[k])
             else:
                 continue
-            value = self._area_value(after, ctx) + bonus - base
             if best is None or value > best[0]:
                 best = (value, action)
         assert best is not None
