@@ -44,8 +44,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     Keys: ``sims`` (simulations), ``ms`` (milliseconds), ``c`` (exploration), ``guide`` (greedy
     plies at the start of each playout), ``horizon`` (1: simulations end with the deal),
     ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation),
-    ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P`` is the ``pimc`` bot with
-    those settings.
+    ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P,ms=M,depth=D`` is the ``pimc`` bot
+    with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -66,7 +66,10 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         from updown.bots.pimc import PimcBot
 
         kv = dict(part.partition("=")[::2] for part in name[len("pimc:"):].split(",") if part)
-        pimc = {"worlds": int(kv.get("worlds", PimcBot.worlds)), "policy": kv.get("policy", PimcBot.policy)}
+        pimc: dict[str, Any] = {"worlds": int(kv.get("worlds", PimcBot.worlds)),
+                                "policy": kv.get("policy", PimcBot.policy),
+                                "milliseconds": float(kv["ms"]) if "ms" in kv else None,
+                                "depth": int(kv["depth"]) if "depth" in kv else None}
         return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy")
 
 from updown.batched.playout import ENGINES, deal_values  # noqa: E402
 from updown.bots import bot_names, make_bot  # noqa: E402
-from updown.bots.pimc import PimcBot  # noqa: E402
+from updown.bots.pimc import PimcBot, _play_deal, scalar_deal_values  # noqa: E402
 from updown.bots.search import deal_rewards  # noqa: E402
 from updown.core.driver import play_game  # noqa: E402
 from updown.core.protocol import State  # noqa: E402
@@ -22,16 +22,19 @@ from updown.core.registry import all_games, get_game  # noqa: E402
 from updown.simulate import seeded  # noqa: E402
 
 BATCHED = sorted(ENGINES)
-SHORT = {"euchre": {"target": 3}, "updown": {"rounds": 1}}
+SHORT: dict[str, dict[str, Any]] = {"euchre": {"target": 3}, "updown": {"rounds": 1}, "updown-sueca": {},
+                                    "up-or-down": {}}
+ALL = sorted(SHORT)
 
 
 class SmallPimc(PimcBot):
     worlds = 12
 
 
-def test_pimc_is_listed_for_the_games_with_a_batched_engine_only():
+def test_pimc_is_listed_for_every_game():
     for game in all_games():
-        assert ("pimc" in bot_names(game.id)) == (game.id in ENGINES)
+        assert "pimc" in bot_names(game.id)
+        assert isinstance(make_bot("pimc", game, 0, random.Random(0)), PimcBot)
 
 
 @pytest.mark.parametrize("game_id", BATCHED)
@@ -143,3 +146,116 @@ def test_updown_levels_play_a_round_legally_and_reproducibly():
     assert isinstance(make_bot("hard", game, 0, random.Random(0)), PimcBot)
     assert PimcBot.worlds < type(make_bot("hard", game, 0, random.Random(0))).worlds
     assert isinstance(make_bot("normal", get_game("euchre"), 0, random.Random(0)), PimcBot)
+
+
+def _greedy_table(game_id: str, players: int) -> list[Any]:
+    game = get_game(game_id)
+    return [make_bot("greedy", game, k, random.Random(k)) for k in range(players)]
+
+
+@pytest.mark.parametrize("game_id", ALL)
+def test_scalar_deal_values_are_the_mean_margin_to_the_end_of_the_deal(game_id):
+    # The protocol playouts, checked as the batched ones: where the rest of the deal is forced,
+    # the value of each action is exactly its margin, whatever the policy.
+    game = get_game(game_id)
+    checked = 0
+    for state, seat in _decisions(game_id, 3) + _decisions(game_id, 4) + _decisions(game_id, 10):
+        view = state.view(seat)
+        legal = state.legal_actions(seat)
+        sampler = game.world_sampler(view)
+        worlds = [sampler.draw(random.Random(k)) for k in range(5)]
+        exact = [[_forced_finish(w, seat, a) for w in worlds] for a in legal]
+        if any(v is None for row in exact for v in row):
+            continue
+        means, errors, used = scalar_deal_values(worlds, seat, legal, _greedy_table(game_id, state.players),
+                                                 random.Random(1))
+        assert used == len(worlds)
+        assert means == pytest.approx([sum(row) / len(row) for row in exact])
+        assert all(e >= 0 for e in errors)
+        checked += 1
+    assert checked >= 3
+
+
+def test_scalar_playouts_stop_at_the_end_of_the_deal():
+    # A Sueca match runs over many deals; a playout from a deal's first decision ends with it.
+    game = get_game("updown-sueca")
+    state, seat = _decisions("updown-sueca", 7)[0]
+    assert state.progress().deals == 0
+    world = game.world_sampler(state.view(seat)).draw(random.Random(1))
+    world.apply(state.legal_actions(seat)[0], seat)
+    _play_deal(world, _greedy_table("updown-sueca", 4), random.Random(3), 0)
+    assert world.progress().deals == 1 and not world.is_terminal()
+    assert world.is_chance()  # the next deal's first step, not taken
+
+
+def test_scalar_deal_values_refuse_bad_worlds_and_depth_without_valuations():
+    state, seat = next((s, k) for s, k in _decisions("updown-sueca", 5) if len(s.actors()) == 1)
+    other = (seat + 1) % state.players
+    table = _greedy_table("updown-sueca", 4)
+    with pytest.raises(ValueError, match=f"seat {other} does not decide"):
+        scalar_deal_values([state], other, [0], table, random.Random(0))
+    with pytest.raises(ValueError, match="no worlds"):
+        scalar_deal_values([], seat, state.legal_actions(seat), table, random.Random(0))
+    with pytest.raises(ValueError, match="needs policies that value a view: UpDownSuecaGreedy has no evaluate"):
+        scalar_deal_values([state], seat, state.legal_actions(seat), table, random.Random(0), depth=3)
+
+
+def test_depth_zero_values_each_action_by_the_policies_valuations():
+    # Up or Down?: with depth 0 a playout stops right after the tried action, so each value is the
+    # seat's valuation gain less the others' mean gain (theirs do not change: zero).
+    game = get_game("up-or-down")
+    table = _greedy_table("up-or-down", 4)
+    places = [(s, k) for s, k in _decisions("up-or-down", 8) if s.view(k)["phase"] == "place"
+              and len(s.legal_actions(k)) > 2]
+    assert places
+    for state, seat in places[:5]:
+        legal = state.legal_actions(seat)
+        means, _, _ = scalar_deal_values([state], seat, legal, table, random.Random(0), depth=0)
+        before = table[seat].evaluate(state.view(seat))
+        for action, value in zip(legal, means):
+            after = state.clone()
+            after.apply(action, seat)
+            assert value == pytest.approx(table[seat].evaluate(after.view(seat)) - before)
+        # The greedy rule places by the same valuation: its choice is the best-valued action.
+        assert legal[means.index(max(means))] == table[seat].act(state.view(seat), legal) or \
+            max(means) == pytest.approx(means[legal.index(table[seat].act(state.view(seat), legal))])
+
+
+def test_pimc_time_budget_uses_the_minimum_worlds_when_time_is_up():
+    game = get_game("updown-sueca")
+    state, seat = next((s, k) for s, k in _decisions("updown-sueca", 9) if len(s.legal_actions(k)) > 2)
+    bot = type("Timed", (PimcBot,), {"worlds": 500, "milliseconds": 0.0, "min_worlds": 3})(
+        game, seat, random.Random(1))
+    bot.estimates(state.view(seat), state.legal_actions(seat))
+    assert bot.used == 3
+    batched = type("Timed", (PimcBot,), {"worlds": 500, "milliseconds": 0.0, "min_worlds": 3, "chunk": 7})(
+        get_game("euchre"), 0, random.Random(1))
+    e_state, e_seat = next((s, k) for s, k in _decisions("euchre", 9) if len(s.legal_actions(k)) > 2)
+    batched.seat = e_seat
+    batched.estimates(e_state.view(e_seat), e_state.legal_actions(e_seat))
+    assert batched.used == 7  # one chunk: the minimum is reached within it
+
+
+@pytest.mark.parametrize("game_id", ["updown-sueca", "up-or-down"])
+def test_scalar_pimc_is_reproducible_and_sees_only_the_view(game_id):
+    game = get_game(game_id)
+    bot_class = type("Small", (PimcBot,), {"worlds": 4, "depth": 6 if game_id == "up-or-down" else None})
+    for state, seat in _decisions(game_id, 6)[::25][:4]:
+        view = state.view(seat)
+        legal = state.legal_actions(seat)
+        a = bot_class(game, seat, random.Random(2)).estimates(view, legal)
+        b = bot_class(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
+        assert a == b
+
+
+def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly():
+    game = get_game("up-or-down")
+    small = type("Small", (PimcBot,), {"worlds": 3, "depth": 4})
+
+    def run() -> Any:
+        agents = [small(game, 0, random.Random("5:0")), make_bot("greedy", game, 1, random.Random("5:1"))]
+        return play_game(game, 2, agents, seeded(5), options=game.options({}), seed=5)
+
+    state, record = run()
+    assert state.is_terminal()
+    assert run()[1].steps == record.steps

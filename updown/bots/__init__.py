@@ -30,10 +30,12 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     for _game_id, _bots in getattr(_module, "BOTS_BY_GAME", {}).items():  # a bot for some games
         _FOR_GAME.setdefault(_game_id, {}).update(_bots)
 
-# Search bots and the difficulty levels play every game through the protocol (bots/search.py).
+# Search bots, pimc and the difficulty levels play every game through the protocol (bots/search.py, bots/pimc.py).
+from updown.bots.pimc import GENERIC_BOTS as _PIMC_BOTS  # noqa: E402
 from updown.bots.search import GENERIC_BOTS as _SEARCH_BOTS  # noqa: E402
 
 _GENERIC.update(_SEARCH_BOTS)
+_GENERIC.update(_PIMC_BOTS)
 
 
 def bot_names(game_id: str) -> list[str]:

@@ -1,52 +1,202 @@
-"""``pimc``: flat Monte Carlo over worlds drawn from the seat's view, with batched playouts.
+"""``pimc``: flat Monte Carlo over worlds drawn from the seat's view.
 
 Perfect-information Monte Carlo, the simplest determinized search: the bot reads its view once
 (``game.world_sampler(view)``), draws ``worlds`` full states the seat cannot tell from the real
-one, and continues every world once per legal action in one batch of a batched engine
-(:func:`updown.batched.playout.deal_values`): the action is played, then the engine's ``greedy``
-policy (a simple rule per seat, from that seat's own hand) plays every seat to the end of the
-deal. It plays the action with the best mean margin (its points gained over the deal less the
-other seats' mean). There is no tree: what the playouts do after the action stands for everyone's
-later play, so this bot is as good as the policy is a model of the table.
+one, and continues every world once per legal action: the action is played, then a simple policy
+plays every seat, each from its own view of that world, to the end of the deal. It plays the
+action with the best mean margin (its points gained over the deal less the other seats' mean).
+There is no tree: what the playouts do after the action stands for everyone's later play, so
+this bot is as good as the policy is a model of the table.
 
-It exists for the games with a batched engine (:data:`updown.batched.playout.ENGINES`: Euchre and
-UP&DOWN); ``updown games`` lists it there, and it is UP&DOWN's ``normal`` level. A fixed seed
-gives the same decisions.
+Two ways to play the worlds on, with the same meaning:
+
+* Games with a batched engine (:data:`updown.batched.playout.ENGINES`: Euchre and UP&DOWN): all
+  worlds and actions in one numpy batch (:func:`updown.batched.playout.deal_values`), with the
+  engine's ``greedy`` rule.
+* Every other game: one world at a time through the protocol (:func:`scalar_deal_values`), with
+  the game's own ``greedy`` bot (``random`` where it has none) in every seat, each reading its
+  own view of the world. Each world is continued once per action with the same chance seed, so
+  the actions are compared on the same luck. A game without deals (Up or Down?) plays to its end.
+
+``worlds`` bounds the work, so a fixed seed gives the same decisions on any machine;
+``milliseconds`` (off by default) also stops drawing worlds once the time is up, for the levels
+that promise a time (the decision is then the machine's business, not the seed's alone).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 from typing import Any
-
-from updown.bots.base import Bot
-from updown.core.protocol import Game, View
 
 import numpy as np
 
 from updown.batched.playout import ENGINES, deal_values
+from updown.bots.base import Bot
+from updown.bots.search import deal_rewards, rewards
+from updown.core.protocol import Game, State, View
+
+
+def scalar_deal_values(
+    worlds: Iterable[State], seat: int, legal: Sequence[int], policies: Sequence[Bot], rng: random.Random,
+    deadline: float | None = None, min_worlds: int = 1, depth: int | None = None,
+) -> tuple[list[float], list[float], int]:
+    """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
+    worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, passed
+    after ``min_worlds``).
+
+    ``seat`` must be at a decision in every world. Every world is cloned once per action; the
+    action is applied, and ``policies[k]`` plays seat ``k`` from ``world.view(k)`` (the seats of a
+    simultaneous step choose before any of them is applied) until the deal ends, that is at the
+    first chance step after :class:`~updown.core.protocol.Progress` counts one more finished deal,
+    or the game ends. Chance uses one seed per world, the same for every action.
+
+    With ``depth``, a playout also stops after that many decisions (the tried one not counted),
+    and the margin is read from the policies' own valuations instead of the points: every policy
+    must then have ``evaluate(view) -> float``, its seat's expected final score judged from its
+    view (a score so far plus what its position promises). Each seat's gain is its valuation at the
+    stop less at the start, and the margin is the seat's gain less the others' mean gain.
+    """
+    if depth is not None:
+        missing = sorted({type(p).__name__ for p in policies if not callable(getattr(p, "evaluate", None))})
+        if missing:
+            raise ValueError(f"a depth limit needs policies that value a view: {', '.join(missing)} has no evaluate")
+    sums = [0.0] * len(legal)
+    squares = [0.0] * len(legal)
+    used = 0
+    for world in worlds:
+        if deadline is not None and used >= min_worlds and time.perf_counter() >= deadline:
+            break
+        if world.is_terminal() or world.is_chance() or seat not in world.actors():
+            raise ValueError(f"seat {seat} does not decide in every world")
+        start = world.progress()
+        seed = rng.getrandbits(64)
+        valued = None if depth is None else _valuations(world, policies)
+        for j, action in enumerate(legal):
+            w = world.clone()
+            others = [(k, policies[k].act(w.view(k), w.legal_actions(k))) for k in w.actors() if k != seat]
+            w.apply(action, seat)
+            for k, a in others:
+                w.apply(a, k)
+            _play_deal(w, policies, random.Random(seed), start.deals if start is not None else None, depth)
+            end = w.progress()
+            if valued is not None:
+                gains = [b - a for a, b in zip(valued, _valuations(w, policies))]
+                margin = gains[seat] - (sum(gains) - gains[seat]) / max(len(gains) - 1, 1)
+            elif start is None or end is None:  # a game without progress: its reward at the end
+                margin = rewards(w.result())[seat]
+            else:
+                margin = deal_rewards(start, end)[seat]
+            sums[j] += margin
+            squares[j] += margin * margin
+        used += 1
+    if used == 0:
+        raise ValueError("no worlds to play on")
+    means = [t / used for t in sums]
+    errors = [math.sqrt(max(q / used - m * m, 0.0) / max(used - 1, 1)) for q, m in zip(squares, means)]
+    return means, errors, used
+
+
+def _valuations(world: State, policies: Sequence[Bot]) -> list[float]:
+    return [float(p.evaluate(world.view(k))) for k, p in enumerate(policies)]  # type: ignore[attr-defined]
+
+
+def _play_deal(
+    world: State, policies: Sequence[Bot], rng: random.Random, deals: int | None, depth: int | None = None,
+) -> None:
+    decisions = 0
+    while not world.is_terminal():
+        if world.is_chance():
+            if deals is not None:
+                progress = world.progress()
+                if progress is not None and progress.deals > deals:
+                    return
+            world.apply(world.sample_chance(rng))
+            continue
+        if depth is not None:
+            if decisions >= depth:
+                return
+            decisions += 1
+        actors = world.actors()
+        if len(actors) == 1:
+            k = actors[0]
+            legal = world.legal_actions(k)
+            world.apply(legal[0] if len(legal) == 1 else policies[k].act(world.view(k), legal), k)
+        else:
+            picks = [(k, policies[k].act(world.view(k), world.legal_actions(k))) for k in actors]
+            for k, a in picks:
+                world.apply(a, k)
 
 
 class PimcBot(Bot):
-    """Flat Monte Carlo: every legal action tried in the same drawn worlds, batched greedy playouts."""
+    """Flat Monte Carlo: every legal action tried in the same drawn worlds, played on by a policy."""
 
     name = "pimc"
     description = ("flat Monte Carlo from its own view: 200 drawn worlds per decision, each action played "
-                   "on to the end of the deal by a simple greedy rule, all in one numpy batch")
+                   "on to the end of the deal by the greedy rule in every seat")
     worlds: int = 200
     policy: str = "greedy"
+    """The playout policy: ``greedy`` or ``random`` (batched engines); scalar playouts use the game's
+    ``greedy`` bot when it has one, whatever this says, unless it says ``random``."""
+    milliseconds: float | None = None
+    """Stop drawing worlds after this long (at least ``min_worlds`` are always used)."""
+    min_worlds: int = 16
+    depth: int | None = None
+    """Scalar playouts only: stop after this many decisions and compare the policies' valuations
+    (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
+    chunk: int = 50
+    """Batched playouts under a time budget go this many worlds at a time."""
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
         self._np_rng = np.random.default_rng(rng.getrandbits(64))
+        self._policy_seed = rng.getrandbits(64)
+        self._policies: list[Bot] | None = None
+        self.used = 0
+        """Worlds used by the last decision."""
+
+    def _scalar_policies(self, players: int) -> list[Bot]:
+        if self._policies is None:
+            from updown.bots import bot_names, make_bot
+
+            name = "greedy" if self.policy != "random" and "greedy" in bot_names(self.game.id) else "random"
+            seeds = random.Random(self._policy_seed)
+            self._policies = [make_bot(name, self.game, k, random.Random(seeds.getrandbits(64)))
+                              for k in range(players)]
+        return self._policies
 
     def estimates(self, view: View, legal: Sequence[int]) -> tuple[list[float], list[float]]:
         """Each legal action's mean margin over the deal and its standard error."""
+        deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
         sampler = self.game.world_sampler(view)
-        worlds = [sampler.draw(self.rng) for _ in range(self.worlds)]
-        means, errors = deal_values(worlds, self.seat, legal, self.policy, rng=self._np_rng)
-        return [float(m) for m in means], [float(e) for e in errors]
+        if self.game.id not in ENGINES:
+            first = sampler.draw(self.rng)
+            # Worlds are drawn as they are played on, so a time budget saves the drawing too.
+            worlds = itertools.chain([first], (sampler.draw(self.rng) for _ in range(self.worlds - 1)))
+            means, errors, self.used = scalar_deal_values(
+                worlds, self.seat, legal, self._scalar_policies(first.players), self.rng,
+                deadline=deadline, min_worlds=self.min_worlds, depth=self.depth)
+            return means, errors
+        if deadline is None:
+            drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
+            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
+            self.used = len(drawn)
+            return [float(x) for x in m], [float(x) for x in e]
+        # Under a time budget: chunks of worlds, until the worlds or the time run out.
+        total = np.zeros(len(legal))
+        var = np.zeros(len(legal))
+        self.used = 0
+        while self.used < self.worlds and (self.used < self.min_worlds or time.perf_counter() < deadline):
+            n = min(self.chunk, self.worlds - self.used)
+            drawn = [sampler.draw(self.rng) for _ in range(n)]
+            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
+            total += n * np.asarray(m, dtype=float)
+            var += (n * np.asarray(e, dtype=float)) ** 2
+            self.used += n
+        return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
@@ -55,5 +205,5 @@ class PimcBot(Bot):
         return legal[max(range(len(legal)), key=means.__getitem__)]
 
 
-BOTS_BY_GAME: dict[str, dict[str, type[Bot]]] = {game_id: {"pimc": PimcBot} for game_id in ENGINES}
-"""The bot for each game with a batched engine."""
+GENERIC_BOTS: dict[str, type[Bot]] = {"pimc": PimcBot}
+"""A bot for every game (registered as generic in :mod:`updown.bots`)."""

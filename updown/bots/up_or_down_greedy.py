@@ -57,6 +57,13 @@ class UpOrDownGreedy(Bot):
             return self._draw(view, cols, ctx, legal)
         return legal[0]
 
+    def evaluate(self, view: View) -> float:
+        """This seat's final score as the rule sees it from ``view``: its columns' scores plus their
+        promise (which fades to nothing as the game ends) and its discarded cards' points."""
+        ctx = self._context(view)
+        cols = self._columns(view)
+        return sum(self._column_value(c, ctx) for c in cols) + view["discards"][self.seat]
+
     # -- reading the view ---------------------------------------------------------------------------
     def _columns(self, view: View) -> list[list[int]]:
         return [list(c["cards"]) if c else [] for c in view["columns"][self.seat]]
