@@ -62,7 +62,7 @@ class UpOrDownGreedy(Bot):
         promise (which fades to nothing as the game ends) and its discarded cards' points."""
         ctx = self._context(view)
         cols = self._columns(view)
-        return sum(self._column_value(c, ctx) for c in cols) + view["discards"][self.seat]
+        return sum(self._column_value(c, ctx) for c in cols) + float(view["discards"][self.seat])
 
     # -- reading the view ---------------------------------------------------------------------------
     def _columns(self, view: View) -> list[list[int]]:

@@ -107,7 +107,7 @@ class UpDownGreedy(Bot):
         def best(suits_: list[int], up_: bool, trump_: int) -> float:
             chances = self._win_chances(view, hand, unseen, suits_, up_, trump_)
             ranked = sorted(chances.values(), reverse=True)
-            return ranked[0] * stake + 0.1 * sum(ranked[1:4])
+            return float(ranked[0] * stake + 0.1 * sum(ranked[1:4]))
 
         options: list[tuple[float, int]] = []
         for action in legal:
