@@ -68,6 +68,8 @@ SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
 RANK: tuple[int, ...] = tuple(c.rank for c in DECK)
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
 _CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+_ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+"""Ids by canonical text: bots read the cards of a view many times a decision."""
 JACK = 2  # index of the jack within a suit
 SAME_COLOUR = (3, 2, 1, 0)  # C<->S, D<->H
 SUIT_LETTERS = "CDHS"
@@ -142,6 +144,10 @@ LEFT_BOWER = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
 
 def card_id(card: Card | str) -> int:
     """The id of a card in the Euchre deck; raises NotationError for cards not in it."""
+    if isinstance(card, str):
+        known = _ID_BY_STR.get(card)
+        if known is not None:
+            return known
     c = Card.parse(card) if isinstance(card, str) else card
     try:
         return _CARD_ID[c]

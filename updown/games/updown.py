@@ -54,6 +54,8 @@ VALUE: tuple[int, ...] = tuple(c.rank for c in DECK)
 SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
 _CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+_ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+"""Ids by canonical text: bots read the cards of a view many times a decision."""
 
 SIDES: tuple[Suit, ...] = (Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES, Suit.CLUBS)
 """The suits on the U&D card in cyclic (clockwise) order."""
@@ -175,6 +177,10 @@ def dice_of(action: int) -> tuple[int, int]:
 
 def card_id(card: Card | str) -> int:
     """The id of a card in this game's deck; raises NotationError for cards not in it."""
+    if isinstance(card, str):
+        known = _ID_BY_STR.get(card)
+        if known is not None:
+            return known
     c = Card.parse(card) if isinstance(card, str) else card
     try:
         return _CARD_ID[c]

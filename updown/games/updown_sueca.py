@@ -72,6 +72,8 @@ DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
 NUM_CARDS = len(DECK)  # 40
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
 _CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
+_ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+"""Ids by canonical text: bots read the cards of a view many times a decision."""
 PLAYERS = 4
 HAND = 5
 FIRST_PACKET = 3
@@ -94,6 +96,10 @@ LEAVE = 100
 
 def card_id(card: Card | str) -> int:
     """The id of a card in this game's deck; raises NotationError for cards not in it."""
+    if isinstance(card, str):
+        known = _ID_BY_STR.get(card)
+        if known is not None:
+            return known
     c = Card.parse(card) if isinstance(card, str) else card
     try:
         return _CARD_ID[c]
