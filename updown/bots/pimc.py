@@ -148,7 +148,8 @@ class PimcBot(Bot):
     """Scalar playouts only: stop after this many decisions and compare the policies' valuations
     (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
     chunk: int = 50
-    """Batched playouts under a time budget go this many worlds at a time."""
+    """Batched playouts under a time budget go at most this many worlds at a time (fewer when the
+    time left, at the pace so far, allows fewer)."""
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
@@ -189,8 +190,15 @@ class PimcBot(Bot):
         total = np.zeros(len(legal))
         var = np.zeros(len(legal))
         self.used = 0
-        while self.used < self.worlds and (self.used < self.min_worlds or time.perf_counter() < deadline):
+        began = time.perf_counter()
+        while self.used < self.worlds:
             n = min(self.chunk, self.worlds - self.used)
+            if self.used >= self.min_worlds:
+                # A chunk only as large as the time left allows, at the pace of the chunks so far.
+                now = time.perf_counter()
+                n = min(n, int((deadline - now) / (max(now - began, 1e-9) / self.used)))
+                if n < 1:
+                    break
             drawn = [sampler.draw(self.rng) for _ in range(n)]
             m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
             total += n * np.asarray(m, dtype=float)

@@ -135,8 +135,9 @@ class UpDownNormal(PimcBot):
     half its time per decision (docs/bots.md: 4 rounds, +4.2 points a game against +2.0)."""
 
     name = "normal"
-    description = ("flat Monte Carlo from its own view: 200 drawn worlds per decision, each legal action "
-                   "played on to the end of the round by a greedy rule (about 50 ms)")
+    description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
+                   "legal action played on to the end of the round by a greedy rule")
+    milliseconds = 90.0
 
 
 class UpDownHard(PimcBot):
@@ -144,9 +145,10 @@ class UpDownHard(PimcBot):
     noise (4 rounds against greedy: 0.61 ± 0.09 of games won over 36, +4.5 points a game)."""
 
     name = "hard"
-    description = ("flat Monte Carlo from its own view: 600 drawn worlds per decision, each legal action "
-                   "played on to the end of the round by a greedy rule (about 0.2 s)")
+    description = ("flat Monte Carlo from its own view: up to 600 drawn worlds or 900 ms per decision, each "
+                   "legal action played on to the end of the round by a greedy rule")
     worlds = 600
+    milliseconds = 900.0
 
 
 BOTS = {"greedy": UpDownGreedy, "normal": UpDownNormal, "hard": UpDownHard}
