@@ -15,6 +15,7 @@ game nears its end. Every decision compares play areas:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +35,14 @@ def _counts(cards: Sequence[int]) -> list[int]:
     for c in cards:
         counts[COLOUR[c]] += 1
     return counts
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _shape(col: tuple[int, ...]) -> tuple[int, int, int, bool | None]:
+    """A column's length, the count of its main colour, its last card and its direction (None
+    while it has one card): what its value depends on, kept since playouts value the same columns
+    over and over."""
+    return len(col), max(_counts(col)), col[-1], None if len(col) == 1 else col[1] > col[0]
 
 
 class UpOrDownGreedy(Bot):
@@ -82,13 +91,10 @@ class UpOrDownGreedy(Bot):
         if not col:
             return 0.0
         top: int = ctx["top"]
-        length = len(col)
-        counts = _counts(col)
-        main = max(counts)
-        last = col[-1]
-        if length == 1:
+        length, main, last, rising = _shape(tuple(col))
+        if rising is None:
             room = max(top - last, last - 1)
-        elif col[1] > col[0]:
+        elif rising:
             room = top - last
         else:
             room = last - 1
