@@ -59,6 +59,14 @@ _ROWS: IntArray = np.array(
     dtype=np.int64,
 )
 """Rows 0-15: ``POWER`` for (trump, led); rows 16-19: each card's power when it leads (greedy play)."""
+_THROW: IntArray = np.array(
+    [[40 + E.POWER[t][t][c] if E.EFF[t][c] == t else c % 6 for c in range(NUM_CARDS)] for t in range(4)],
+    dtype=np.int64,
+)
+"""``_THROW[trump]``: what a card costs to throw away: an off-suit card its rank, a trump more than
+any off-suit card, by its power (greedy play)."""
+_TRUMPS: npt.NDArray[np.bool_] = np.array([[E.EFF[t][c] == t for c in range(NUM_CARDS)] for t in range(4)])
+"""``_TRUMPS[trump]``: the trump cards."""
 _BAND: BitArray = np.array([0, E.DISCARD, E.PASS], dtype=U64)
 _SEATS = np.arange(4, dtype=np.int64)
 
@@ -238,9 +246,12 @@ class BatchedEuchre(BatchedGame):
         """A simple rule per game (-1 for games over). Bids: take the up-card (round 1) or name
         the longest other suit (round 2) with three or more cards of it, counting the left bower
         (and the up-card, for the dealer), else pass; the stuck dealer names the longest suit;
-        never alone, never defend alone. Discard: the weakest card. Play: the legal card with the
-        highest power in this trick (leading: its power if led); with none that can win, the
-        lowest card id."""
+        never alone, never defend alone. Discard: the weakest card. Play, following: when the
+        partner's card is winning the trick, or no legal card can win it, the cheapest card to
+        throw (the lowest off-suit rank, a trump only when it must); else the cheapest winning
+        card when last to play, the strongest legal card otherwise. Leading: the makers lead
+        their strongest card (the highest trump first); the defenders their strongest off-suit
+        card, a trump only when they hold nothing else."""
         legal = self.legal_bits()
         phase = self.phase
         n = self.n
@@ -256,7 +267,24 @@ class BatchedEuchre(BatchedGame):
             ok = expand(legal >> np.where(phase == DISCARD, U64(E.DISCARD), U64(0)), NUM_CARDS)
             strongest = np.argmax(np.where(ok, power, -1), axis=1)
             weakest = np.argmin(np.where(ok, power, 99), axis=1)
-            out = np.where(phase == PLAY, strongest, np.where(phase == DISCARD, E.DISCARD + weakest, out))
+            play = strongest
+            if (phase == PLAY).any():
+                throw = np.argmin(np.where(ok, _THROW[t], 999), axis=1)
+                following = self.led24 >= 0
+                top = self.best >> 2
+                partner_wins = following & ((self.best & 3) == ((self.turn + 2) & 3)) & (top > 0)
+                beats = ok & (power > top[:, None])
+                can_win = beats.any(axis=1)
+                cheapest_win = np.argmin(np.where(beats, power, 999), axis=1)
+                last = self.left == 1
+                follow = np.where(partner_wins | ~can_win, throw,
+                                  np.where(last, cheapest_win, strongest))
+                off = ok & ~_TRUMPS[t]
+                defends = (self.turn & 1) != (self.maker & 1)
+                lead_off = np.argmax(np.where(off, power, -1), axis=1)
+                lead = np.where(defends & off.any(axis=1), lead_off, strongest)
+                play = np.where(following, follow, lead)
+            out = np.where(phase == PLAY, play, np.where(phase == DISCARD, E.DISCARD + weakest, out))
         # round 1: take the up-card with three of its suit
         n_up = popcount(hand & SUITBITS[up * 5]) + dealer
         out = np.where(phase == BID1, np.where(n_up >= 3, np.where(dealer, E.PICK_UP, E.ORDER_UP), E.PASS), out)
