@@ -45,7 +45,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     plies at the start of each playout), ``horizon`` (1: simulations end with the deal),
     ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation),
     ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P,ms=M,depth=D`` is the ``pimc`` bot
-    with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout).
+    with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout; ``valued=1``: playouts scored
+    by the policies' ``evaluate``).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -69,7 +70,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         pimc: dict[str, Any] = {"worlds": int(kv.get("worlds", PimcBot.worlds)),
                                 "policy": kv.get("policy", PimcBot.policy),
                                 "milliseconds": float(kv["ms"]) if "ms" in kv else None,
-                                "depth": int(kv["depth"]) if "depth" in kv else None}
+                                "depth": int(kv["depth"]) if "depth" in kv else None,
+                                "valued": bool(int(kv.get("valued", 0)))}
         return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

@@ -199,8 +199,13 @@ def test_scalar_deal_values_refuse_bad_worlds_and_depth_without_valuations():
         scalar_deal_values([state], other, [0], table, random.Random(0))
     with pytest.raises(ValueError, match="no worlds"):
         scalar_deal_values([], seat, state.legal_actions(seat), table, random.Random(0))
-    with pytest.raises(ValueError, match="needs policies that value a view: UpDownSuecaGreedy has no evaluate"):
-        scalar_deal_values([state], seat, state.legal_actions(seat), table, random.Random(0), depth=3)
+    e_state, e_seat = next((s, k) for s, k in _decisions("euchre", 5) if len(s.legal_actions(k)) > 1)
+    with pytest.raises(ValueError, match="needs policies that value a view: EuchreGreedy has no evaluate"):
+        scalar_deal_values([e_state], e_seat, e_state.legal_actions(e_seat), _greedy_table("euchre", 4),
+                           random.Random(0), depth=3)
+    with pytest.raises(ValueError, match="needs policies that value a view: EuchreGreedy has no evaluate"):
+        scalar_deal_values([e_state], e_seat, e_state.legal_actions(e_seat), _greedy_table("euchre", 4),
+                           random.Random(0), valued=True)
 
 
 def test_depth_zero_values_each_action_by_the_policies_valuations():
@@ -262,3 +267,32 @@ def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly()
     state, record = run()
     assert state.is_terminal()
     assert run()[1].steps == record.steps
+
+
+def test_sueca_greedy_values_the_race_by_the_scores():
+    # The Sueca policy's valuation: a chance to win the match, summing to 1 over the seats, higher
+    # the fewer points a seat has left, sharper near the end, and exact once the match is over.
+    game = get_game("updown-sueca")
+    bots = _greedy_table("updown-sueca", 4)
+
+    def chances(scores: list[int]) -> list[float]:
+        return [b.evaluate({"scores": scores}) for b in bots]
+
+    for scores in ([20, 20, 20, 20], [18, 19, 20, 20], [3, 4, 8, 10], [1, 6, 6, 6]):
+        got = chances(scores)
+        assert sum(got) == pytest.approx(1.0)
+        assert all((a > b) == (sa < sb) for a, sa in zip(got, scores) for b, sb in zip(got, scores) if sa != sb)
+    assert chances([20, 20, 20, 20]) == pytest.approx([0.25] * 4)
+    # The same one-point lead counts for more at 3 points left than at 18.
+    assert chances([3, 4, 4, 4])[0] > chances([18, 19, 19, 19])[0]
+    state = game.new_state(4)
+    rng = random.Random(2)
+    table = _greedy_table("updown-sueca", 4)
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+        else:
+            k = state.actors()[0]
+            state.apply(table[k].act(state.view(k), state.legal_actions(k)), k)
+    winner = state.result().winners[0]
+    assert [b.evaluate(state.view(k)) for k, b in enumerate(bots)] == [float(k == winner) for k in range(4)]

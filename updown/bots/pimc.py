@@ -42,7 +42,7 @@ from updown.core.protocol import Game, State, View
 
 def scalar_deal_values(
     worlds: Iterable[State], seat: int, legal: Sequence[int], policies: Sequence[Bot], rng: random.Random,
-    deadline: float | None = None, min_worlds: int = 1, depth: int | None = None,
+    deadline: float | None = None, min_worlds: int = 1, depth: int | None = None, valued: bool = False,
 ) -> tuple[list[float], list[float], int]:
     """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
     worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, passed
@@ -55,12 +55,14 @@ def scalar_deal_values(
     or the game ends. Chance uses one seed per world, the same for every action.
 
     With ``depth``, a playout also stops after that many decisions (the tried one not counted),
-    and the margin is read from the policies' own valuations instead of the points: every policy
-    must then have ``evaluate(view) -> float``, its seat's expected final score judged from its
-    view (a score so far plus what its position promises). Each seat's gain is its valuation at the
-    stop less at the start, and the margin is the seat's gain less the others' mean gain.
+    and the margin is read from the policies' own valuations instead of the points (as it is
+    with ``valued``): every policy must then have ``evaluate(view) -> float``, what its seat's
+    position is worth judged from its view (Up or Down?: a score so far plus what its columns
+    promise; the Sueca Up&Down: its chance to win the match). Each seat's gain is its valuation at
+    the stop less at the start, and the margin is the seat's gain less the others' mean gain.
     """
-    if depth is not None:
+    valued = valued or depth is not None
+    if valued:
         missing = sorted({type(p).__name__ for p in policies if not callable(getattr(p, "evaluate", None))})
         if missing:
             raise ValueError(f"a depth limit needs policies that value a view: {', '.join(missing)} has no evaluate")
@@ -74,7 +76,7 @@ def scalar_deal_values(
             raise ValueError(f"seat {seat} does not decide in every world")
         start = world.progress()
         seed = rng.getrandbits(64)
-        valued = None if depth is None else _valuations(world, policies)
+        before = _valuations(world, policies) if valued else None
         for j, action in enumerate(legal):
             w = world.clone()
             others = [(k, policies[k].act(w.view(k), w.legal_actions(k))) for k in w.actors() if k != seat]
@@ -83,8 +85,8 @@ def scalar_deal_values(
                 w.apply(a, k)
             _play_deal(w, policies, random.Random(seed), start.deals if start is not None else None, depth)
             end = w.progress()
-            if valued is not None:
-                gains = [b - a for a, b in zip(valued, _valuations(w, policies))]
+            if before is not None:
+                gains = [b - a for a, b in zip(before, _valuations(w, policies))]
                 margin = gains[seat] - (sum(gains) - gains[seat]) / max(len(gains) - 1, 1)
             elif start is None or end is None:  # a game without progress: its reward at the end
                 margin = rewards(w.result())[seat]
@@ -147,6 +149,8 @@ class PimcBot(Bot):
     depth: int | None = None
     """Scalar playouts only: stop after this many decisions and compare the policies' valuations
     (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
+    valued: bool = False
+    """Scalar playouts only: score each playout's end by the policies' valuations, not the points."""
     chunk: int = 50
     """Batched playouts under a time budget go at most this many worlds at a time (fewer when the
     time left, at the pace so far, allows fewer)."""
@@ -179,7 +183,8 @@ class PimcBot(Bot):
             worlds = itertools.chain([first], (sampler.draw(self.rng) for _ in range(self.worlds - 1)))
             means, errors, self.used = scalar_deal_values(
                 worlds, self.seat, legal, self._scalar_policies(first.players), self.rng,
-                deadline=deadline, min_worlds=self.min_worlds, depth=self.depth)
+                deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
+                valued=self.valued)
             return means, errors
         if deadline is None:
             drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from updown.bots.base import Bot
@@ -41,6 +42,17 @@ class UpDownSuecaGreedy(Bot):
         if phase == "exchange":
             return self._exchange(legal, trump)
         return self._play(view, hand, legal, trump)
+
+    def evaluate(self, view: View) -> float:
+        """This seat's chance to win the match, as a rough race model reads the scores: each seat's
+        weight falls by a factor e for every ``1 + min(score)/4`` points it still has to lose, so
+        a point matters more as the race nears its end. A finished match: 1 for the winner."""
+        if "result" in view:
+            return 1.0 if view["result"]["placings"][self.seat] == 1 else 0.0
+        scores = view["scores"]
+        scale = 1.0 + max(min(scores), 0) / 4.0
+        weights = [math.exp(-(s - min(scores)) / scale) for s in scores]
+        return weights[self.seat] / sum(weights)
 
     # -- before the tricks ----------------------------------------------------------------------
     @staticmethod
