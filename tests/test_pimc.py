@@ -296,3 +296,20 @@ def test_sueca_greedy_values_the_race_by_the_scores():
             state.apply(table[k].act(state.view(k), state.legal_actions(k)), k)
     winner = state.result().winners[0]
     assert [b.evaluate(state.view(k)) for k, b in enumerate(bots)] == [float(k == winner) for k in range(4)]
+
+
+@pytest.mark.parametrize("game_id", ["updown-sueca", "up-or-down"])
+def test_scalar_games_levels_are_pimc_within_their_time_and_legal(game_id):
+    game = get_game(game_id)
+    normal = make_bot("normal", game, 0, random.Random(0))
+    hard = make_bot("hard", game, 0, random.Random(0))
+    assert isinstance(normal, PimcBot) and isinstance(hard, PimcBot)
+    assert (normal.milliseconds, hard.milliseconds) == (90.0, 900.0)
+    assert normal.worlds < hard.worlds
+    for state, seat in [(s, k) for s, k in _decisions(game_id, 12) if len(s.legal_actions(k)) > 1][:40:8]:
+        picks = []
+        for _ in range(2):
+            bot = make_bot("normal", game, seat, random.Random(3))
+            bot.milliseconds, bot.worlds = None, 6  # the seed alone decides
+            picks.append(bot.act(state.view(seat), state.legal_actions(seat)))
+        assert picks[0] == picks[1] and picks[0] in state.legal_actions(seat)

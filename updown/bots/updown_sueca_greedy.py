@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 
 from updown.bots.base import Bot
+from updown.bots.pimc import PimcBot
 from updown.core.protocol import View
 from updown.games.updown_sueca import (
     DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, card_id, strength, suit_of,
@@ -145,5 +146,25 @@ class UpDownSuecaGreedy(Bot):
         return min(legal)
 
 
+class UpDownSuecaNormal(PimcBot):
+    """``pimc`` with the greedy bot playing every seat to the end of the deal: against greedy in
+    the other seats it won 0.375 of matches (100 worlds) where the anchored tree search won 0.31
+    (docs/bots.md)."""
+
+    name = "normal"
+    description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
+                   "legal action played on to the end of the deal by the greedy rule in every seat")
+    worlds = 200
+    milliseconds = 90.0
+
+
+class UpDownSuecaHard(UpDownSuecaNormal):
+    name = "hard"
+    description = ("flat Monte Carlo from its own view: up to 1000 drawn worlds or 900 ms per decision, each "
+                   "legal action played on to the end of the deal by the greedy rule in every seat")
+    worlds = 1000
+    milliseconds = 900.0
+
+
 GAME_ID = "updown-sueca"
-BOTS = {"greedy": UpDownSuecaGreedy}
+BOTS = {"greedy": UpDownSuecaGreedy, "normal": UpDownSuecaNormal, "hard": UpDownSuecaHard}
