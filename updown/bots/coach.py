@@ -1,13 +1,16 @@
-"""The coach: every legal action of a decision with the search's estimate, best first.
+"""The coach: every legal action of a decision with the bot's estimate, best first.
 
-:func:`analyse` runs the information-set MCTS of :mod:`updown.bots.search` from the seat's view
-alone, with the root iterations spread evenly over the legal actions (so each action gets a fair
-estimate, not only the one the search likes), and returns ``(action, estimate)`` pairs best first.
-The search runs to the end of the current deal (:meth:`State.progress`), and the estimate is in
-points: the points the seat expects to gain by the end of the deal, less the mean of the other
-seats' gains (:func:`updown.bots.search.deal_rewards`; in the Sueca Up&Down, where scores count
-down, a point lost is a point gained; Up or Down? has no deals, so there it is to the end of the
-game). ``0`` is an even deal.
+:func:`analyse` asks the game's ``normal`` level, ``pimc`` (:mod:`updown.bots.pimc`), for its
+estimates from the seat's view alone: every legal action is played on in the same drawn worlds
+(so each gets a fair, paired estimate, not only the one the bot likes) to the end of the current
+deal, and the estimate is in points: what the seat expects to gain by the end of the deal, less
+the mean of the other seats' gains (:func:`updown.bots.search.deal_rewards`; in the Sueca
+Up&Down, where scores count down, a point lost is a point gained). In Up or Down?, which has no
+deals, the playouts stop after one round and the points are the greedy bot's valuation (score
+plus what the columns promise). ``0`` is an even deal. The budget is in playouts, spread evenly
+over the actions; no time limit applies, so a seed gives the same hints. A game whose ``normal``
+level is not ``pimc`` gets the tree search of :mod:`updown.bots.search` instead, with the root
+iterations spread evenly.
 
 A decision is *clearly worse* (:func:`is_mistake`) when its estimate is at least
 :data:`THRESHOLD` below the best action's and the gap is more than two standard errors of the
@@ -36,7 +39,8 @@ class Hint(NamedTuple):
 
 
 def analyse(game: Game[Any], view: View, legal: Sequence[int], *, budget: int = 400, seed: int = 0) -> list[Hint]:
-    """Each legal action with its estimate, best first; ``budget`` simulations in all."""
+    """Each legal action with its estimate, best first; ``budget`` playouts in all (``simulations``
+    of each hint: the playouts behind its estimate)."""
     if not legal:
         raise ValueError("there is no legal action to analyse")
     if budget < 1:
@@ -44,9 +48,19 @@ def analyse(game: Game[Any], view: View, legal: Sequence[int], *, budget: int = 
     seat = view.get("seat")
     if type(seat) is not int:
         raise ValueError("the coach needs a seat's view (a spectator's view has no seat)")
-    found = search(game, view, legal, seat, random.Random(seed), simulations=max(budget, len(legal)),
-                   uniform_root=True, horizon=True)
-    hints = [Hint(e.action, e.value, e.stderr, e.visits) for e in found]
+    from updown.bots import make_bot
+    from updown.bots.pimc import PimcBot
+
+    bot = make_bot("normal", game, seat, random.Random(seed))
+    if isinstance(bot, PimcBot):
+        bot.milliseconds = None
+        bot.worlds = max(budget // len(legal), 2)
+        means, errors = bot.estimates(view, legal)
+        hints = [Hint(a, m, e, bot.used) for a, m, e in zip(legal, means, errors)]
+    else:
+        found = search(game, view, legal, seat, random.Random(seed), simulations=max(budget, len(legal)),
+                       uniform_root=True, horizon=True)
+        hints = [Hint(e.action, e.value, e.stderr, e.visits) for e in found]
     hints.sort(key=lambda h: (-h.estimate, list(legal).index(h.action)))
     return hints
 

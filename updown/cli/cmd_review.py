@@ -38,7 +38,7 @@ def _decisions(rec: Record, seat: int) -> list[tuple[dict[str, Any], list[int], 
 def review(
     path: Annotated[Path, typer.Argument(metavar="RECORD", help="a game record (JSON)")],
     seat: Annotated[int, typer.Option("--seat", help="the seat whose decisions to review")],
-    budget: Annotated[int, typer.Option(help="simulations per decision")] = 300,
+    budget: Annotated[int, typer.Option(help="playouts per decision, spread over its legal actions")] = 300,
     seed: Annotated[int, typer.Option(help="seed of the analysis")] = 0,
     all_steps: Annotated[bool, typer.Option("--all", help="also list forced moves")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
@@ -85,7 +85,7 @@ def review(
         print(json.dumps({"game": game.id, "seat": seat, "player": rec.seats[seat], "budget": budget,
                           "threshold": THRESHOLD, "decisions": rows, "mistakes": mistakes}, indent=1))
         return
-    table = Table(title=f"{game.name}: {rec.seats[seat]} (seat {seat}), {budget} simulations per decision")
+    table = Table(title=f"{game.name}: {rec.seats[seat]} (seat {seat}), {budget} playouts per decision")
     table.add_column("#", justify="right")
     table.add_column("played")
     table.add_column("estimate", justify="right")

@@ -338,7 +338,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if seat is None:
             raise bad(403, "only a seated player gets hints, for their own seat")
         if not 50 <= budget <= 2000:
-            raise bad(400, "the budget is 50 to 2000 simulations")
+            raise bad(400, "the budget is 50 to 2000 playouts")
         async with live.lock:
             if live.status != "running" or live.state.is_terminal() or seat not in live.state.actors():
                 raise bad(409, "it is not your turn")
