@@ -298,8 +298,8 @@ def test_sueca_greedy_values_the_race_by_the_scores():
     assert [b.evaluate(state.view(k)) for k, b in enumerate(bots)] == [float(k == winner) for k in range(4)]
 
 
-@pytest.mark.parametrize("game_id", ["updown-sueca", "up-or-down"])
-def test_scalar_games_levels_are_pimc_within_their_time_and_legal(game_id):
+@pytest.mark.parametrize("game_id", ALL)
+def test_every_games_levels_are_pimc_within_their_time_and_legal(game_id):
     game = get_game(game_id)
     normal = make_bot("normal", game, 0, random.Random(0))
     hard = make_bot("hard", game, 0, random.Random(0))
