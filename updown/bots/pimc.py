@@ -151,7 +151,7 @@ class PimcBot(Bot):
     (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
     valued: bool = False
     """Scalar playouts only: score each playout's end by the policies' valuations, not the points."""
-    chunk: int = 50
+    chunk: int = 25
     """Batched playouts under a time budget go at most this many worlds at a time (fewer when the
     time left, at the pace so far, allows fewer)."""
 

@@ -156,6 +156,7 @@ class UpDownSuecaNormal(PimcBot):
                    "legal action played on to the end of the deal by the greedy rule in every seat")
     worlds = 200
     milliseconds = 90.0
+    min_worlds = 8
 
 
 class UpDownSuecaHard(UpDownSuecaNormal):
@@ -164,6 +165,7 @@ class UpDownSuecaHard(UpDownSuecaNormal):
                    "legal action played on to the end of the deal by the greedy rule in every seat")
     worlds = 1000
     milliseconds = 900.0
+    min_worlds = 16
 
 
 GAME_ID = "updown-sueca"
