@@ -6,7 +6,7 @@ estimates from the seat's view alone: every legal action is played on in the sam
 deal, and the estimate is in points: what the seat expects to gain by the end of the deal, less
 the mean of the other seats' gains (:func:`updown.bots.search.deal_rewards`; in the Sueca
 Up&Down, where scores count down, a point lost is a point gained). In Up or Down?, which has no
-deals, the playouts stop after 40 decisions and the points are the greedy bot's valuation (score
+deals, the playouts stop after 80 decisions and the points are the greedy bot's valuation (score
 plus what the columns promise). ``0`` is an even deal. The budget is in playouts, spread evenly
 over the actions; no time limit applies, so a seed gives the same hints. A game whose ``normal``
 level is not ``pimc`` gets the tree search of :mod:`updown.bots.search` instead, with the root

@@ -166,29 +166,29 @@ GAME_ID = "up-or-down"
 
 
 class UpOrDownNormal(PimcBot):
-    """``pimc`` with playouts of 40 decisions (two and a half rounds at four players) scored by the
-    greedy bot's own valuation (columns' scores plus promise). Against greedy in the other seats,
-    30 worlds won 0.60 of games with 40-decision playouts and 0.45 with 16-decision ones, where the
-    anchored tree search, in practice greedy, won 0.25 (docs/bots.md). Deeper playouts cost more
-    worlds than they lose at this budget, so at least 8 worlds, not 16."""
+    """``pimc`` with playouts of 80 decisions (five rounds at four players) scored by the greedy
+    bot's own valuation (columns' scores plus promise). Against greedy in the other seats the
+    playout's reach mattered more than the worlds (docs/bots.md): 30 worlds won 0.45 of games with
+    16-decision playouts, 0.575 with 40, and 20 worlds 0.81 with 80; 8 worlds with 80 decisions,
+    about this level's budget, won 0.60, where the anchored tree search, in practice greedy, won
+    0.25. At least 4 worlds, not 16, so that decisions with many options keep near the time."""
 
     name = "normal"
     description = ("flat Monte Carlo from its own view: up to 100 drawn worlds or 90 ms per decision, each "
-                   "legal action played on 40 decisions by the greedy rule and judged by its valuation")
+                   "legal action played on 80 decisions by the greedy rule and judged by its valuation")
     worlds = 100
-    depth = 40
+    depth = 80
     milliseconds = 90.0
-    min_worlds = 8
+    min_worlds = 4
 
 
 class UpOrDownHard(UpOrDownNormal):
-    """Twice the playout (80 decisions) and up to ten times the time."""
+    """Up to ten times the time and six times the worlds."""
 
     name = "hard"
     description = ("flat Monte Carlo from its own view: up to 600 drawn worlds or 900 ms per decision, each "
                    "legal action played on 80 decisions by the greedy rule and judged by its valuation")
     worlds = 600
-    depth = 80
     milliseconds = 900.0
     min_worlds = 16
 
