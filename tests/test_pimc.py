@@ -118,15 +118,19 @@ def test_deal_values_refuse_worlds_where_the_seat_does_not_decide(game_id):
         deal_values([state], seat, [], rng=np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("game_id", BATCHED)
-def test_pimc_sees_only_the_view(game_id):
-    # The same estimates from a JSON copy of the view: nothing but the view's data reaches the bot.
+@pytest.mark.parametrize("game_id", ALL)
+def test_pimc_is_reproducible_and_sees_only_the_view(game_id):
+    # The same estimates from a JSON copy of the view: nothing but the view's data reaches the bot
+    # (batched playouts in Euchre and UP&DOWN, through the protocol in the other two).
     game = get_game(game_id)
-    for state, seat in _decisions(game_id, 6)[::15][:5]:
+    bot_class = SmallPimc if game_id in ENGINES else type(
+        "Small", (PimcBot,), {"worlds": 4, "depth": 6 if game_id == "up-or-down" else None})
+    step = 15 if game_id in ENGINES else 25
+    for state, seat in _decisions(game_id, 6)[::step][:5 if game_id in ENGINES else 4]:
         view = state.view(seat)
         legal = state.legal_actions(seat)
-        a = SmallPimc(game, seat, random.Random(2)).estimates(view, legal)
-        b = SmallPimc(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
+        a = bot_class(game, seat, random.Random(2)).estimates(view, legal)
+        b = bot_class(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
         assert a == b
 
 
@@ -242,18 +246,6 @@ def test_pimc_time_budget_uses_the_minimum_worlds_when_time_is_up():
     batched.seat = e_seat
     batched.estimates(e_state.view(e_seat), e_state.legal_actions(e_seat))
     assert batched.used == 7  # one chunk: the minimum is reached within it
-
-
-@pytest.mark.parametrize("game_id", ["updown-sueca", "up-or-down"])
-def test_scalar_pimc_is_reproducible_and_sees_only_the_view(game_id):
-    game = get_game(game_id)
-    bot_class = type("Small", (PimcBot,), {"worlds": 4, "depth": 6 if game_id == "up-or-down" else None})
-    for state, seat in _decisions(game_id, 6)[::25][:4]:
-        view = state.view(seat)
-        legal = state.legal_actions(seat)
-        a = bot_class(game, seat, random.Random(2)).estimates(view, legal)
-        b = bot_class(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
-        assert a == b
 
 
 def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly():
