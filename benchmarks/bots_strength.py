@@ -46,7 +46,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     ``anchor`` (a bot name, or ``none``), ``conf`` (the anchor's confidence in standard errors), ``depth`` (decisions per simulation),
     ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P,ms=M,depth=D`` is the ``pimc`` bot
     with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout; ``valued=1``: playouts scored
-    by the policies' ``evaluate``).
+    by the policies' ``evaluate``; ``infer=1``: worlds drawn by the policies' ``likelihood``;
+    ``anchor=K``: keep the policy's own choice unless beaten by K standard errors; ``min``: min_worlds).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -71,7 +72,10 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
                                 "policy": kv.get("policy", PimcBot.policy),
                                 "milliseconds": float(kv["ms"]) if "ms" in kv else None,
                                 "depth": int(kv["depth"]) if "depth" in kv else None,
-                                "valued": bool(int(kv.get("valued", 0)))}
+                                "valued": bool(int(kv.get("valued", 0))),
+                                "infer": bool(int(kv.get("infer", 0))),
+                                "anchor": float(kv["anchor"]) if "anchor" in kv else None,
+                                "min_worlds": int(kv.get("min", PimcBot.min_worlds))}
         return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

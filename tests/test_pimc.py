@@ -305,3 +305,132 @@ def test_every_games_levels_are_pimc_within_their_time_and_legal(game_id):
             bot.milliseconds, bot.worlds = None, 6  # the seed alone decides
             picks.append(bot.act(state.view(seat), state.legal_actions(seat)))
         assert picks[0] == picks[1] and picks[0] in state.legal_actions(seat)
+
+
+def _sueca_greedy_game(seed: int, deviate: Any = None) -> list[tuple[State, list[Any]]]:
+    """A Sueca match of greedy bots, as (state, bots) before each decision; ``deviate(state, seat,
+    legal, pick)`` may replace a pick (returning another action) to make a seat leave the rule."""
+    game = get_game("updown-sueca")
+    table = _greedy_table("updown-sueca", 4)
+    state = game.new_state(4)
+    rng = random.Random(seed)
+    out = []
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+            continue
+        k = state.actors()[0]
+        legal = state.legal_actions(k)
+        pick = table[k].act(state.view(k), legal)
+        if deviate is not None:
+            pick = deviate(state, k, legal, pick)
+        out.append((state.clone(), table))
+        state.apply(pick, k)
+    return out
+
+
+def test_sueca_greedy_likelihood_explains_its_own_choices_and_no_others():
+    # Where every seat plays by the rule, each seat's view is fully explained (1.0) at every step.
+    for state, table in _sueca_greedy_game(4):
+        assert [table[k].likelihood(state.view(k)) for k in range(4)] == [1.0] * 4
+    # One choice off the rule costs exactly one slip: the opposite play/sit-out (the rule's trump
+    # is its own choice, so it is explained); the other seats stay explained.
+    from updown.games.updown_sueca import PLAY, SIT_OUT
+
+    changed: list[tuple[int, int]] = []
+
+    def deviate(state: State, seat: int, legal: Any, pick: int) -> int:
+        view = state.view(seat)
+        if changed or view["deal"] < 2 or view["phase"] != "decide":
+            return pick
+        changed.append((seat, view["deal"]))
+        return {PLAY: SIT_OUT, SIT_OUT: PLAY}[pick]
+
+    steps = _sueca_greedy_game(5, deviate)
+    seat, deal = changed[0]
+    slip = steps[0][1][seat].slip
+    later = [(s, t) for s, t in steps if s.view(seat)["deal"] == deal and s.view(seat)["phase"] == "trick"]
+    assert later
+    for state, table in later:
+        assert [table[k].likelihood(state.view(k)) for k in range(4)] == [
+            slip if k == seat else 1.0 for k in range(4)]
+    # Before the deal and after it, the choice is not weighed.
+    assert all(t[seat].likelihood(s.view(seat)) == 1.0 for s, t in steps if s.view(seat)["deal"] != deal)
+
+
+def test_pimc_inference_draws_worlds_the_others_choices_explain():
+    # Worlds drawn with inference are explained by the rule much more often than uniform ones (a
+    # world off the rule is still kept with the slip's chance), and the bot stays reproducible and
+    # reads only its view.
+    game = get_game("updown-sueca")
+    inferring = type("Infer", (PimcBot,), {"worlds": 6, "infer": True})
+    points = {}  # the first trick decision of seat 0 with a choice, in each deal
+    for s, t in _sueca_greedy_game(6):
+        if s.view(0)["phase"] == "trick" and 0 in s.actors() and len(s.legal_actions(0)) > 1:
+            points.setdefault(s.view(0)["deal"], (s, t))
+    assert len(points) >= 6
+    uniform_fit = inferred_fit = 0.0
+    for state, table in list(points.values())[:6]:
+        view = state.view(0)
+        bot = inferring(game, 0, random.Random(1))
+        sampler = game.world_sampler(view)
+        policies = bot._scalar_policies(4)
+        rng = random.Random(2)
+        for _ in range(40):
+            u, w = sampler.draw(rng), bot._inferred(sampler, policies, rng)
+            uniform_fit += all(policies[k].likelihood(u.view(k)) == 1.0 for k in (1, 2, 3)) / 240
+            inferred_fit += all(policies[k].likelihood(w.view(k)) == 1.0 for k in (1, 2, 3)) / 240
+        legal = state.legal_actions(0)
+        a = inferring(game, 0, random.Random(3)).estimates(view, legal)
+        b = inferring(game, 0, random.Random(3)).estimates(json.loads(json.dumps(view)), legal)
+        assert a == b
+    assert inferred_fit > 0.7 and inferred_fit > 2 * uniform_fit, (inferred_fit, uniform_fit)
+
+
+class _Seeds(random.Random):
+    """A generator whose 64-bit draws are all one given seed."""
+
+    def __init__(self, seed: int):
+        super().__init__(0)
+        self.seed_value = seed
+
+    def getrandbits(self, k: int) -> int:
+        return self.seed_value
+
+
+def test_anchored_pimc_leaves_the_policys_choice_only_on_clear_evidence():
+    # Paired errors: the same means, no error for the anchor itself, and each other action's error
+    # is the spread of its difference from the anchor world by world, not its own spread.
+    game = get_game("updown-sueca")
+    policies = _greedy_table("updown-sueca", 4)
+    points = [(s, k) for s, k in _decisions("updown-sueca", 14) if len(s.legal_actions(k)) > 2][:4]
+    assert points
+    for state, seat in points:
+        legal = state.legal_actions(seat)
+        sampler = game.world_sampler(state.view(seat))
+        worlds = [sampler.draw(random.Random(i)) for i in range(8)]
+        plain = scalar_deal_values(worlds, seat, legal, policies, random.Random(5))
+        paired = scalar_deal_values(worlds, seat, legal, policies, random.Random(5), against=1)
+        assert paired[0] == pytest.approx(plain[0]) and paired[1][1] == 0.0
+        rng = random.Random(5)
+        singles = []
+        for w in worlds:  # one world at a time, with the chance seed it had in the whole run
+            singles.append(scalar_deal_values([w], seat, legal, policies, _Seeds(rng.getrandbits(64)))[0])
+        diffs = [[v[j] - v[1] for v in singles] for j in range(len(legal))]
+        for j, d in enumerate(diffs):
+            mean = sum(d) / len(d)
+            se = (sum((x - mean) ** 2 for x in d) / len(d) / (len(d) - 1)) ** 0.5
+            assert paired[1][j] == pytest.approx(se, abs=1e-9)
+    # An anchor no evidence can beat plays the policy's own choice; no anchor plays the best mean.
+    stubborn = type("Stubborn", (PimcBot,), {"worlds": 6, "anchor": 1e9})
+    free = type("Free", (PimcBot,), {"worlds": 6})
+    moved = 0
+    for state, seat in points:
+        view, legal = state.view(seat), state.legal_actions(seat)
+        own = make_bot("greedy", game, seat, random.Random(0)).act(view, legal)
+        assert stubborn(game, seat, random.Random(1)).act(view, legal) == own
+        means, _ = free(game, seat, random.Random(1)).estimates(view, legal)
+        best = free(game, seat, random.Random(1)).act(view, legal)
+        assert means[legal.index(best)] == max(means)
+        moved += best != own
+    assert moved, "no point where the best mean is not the policy's choice: the anchor test proves nothing"

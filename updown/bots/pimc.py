@@ -43,6 +43,7 @@ from updown.core.protocol import Game, State, View
 def scalar_deal_values(
     worlds: Iterable[State], seat: int, legal: Sequence[int], policies: Sequence[Bot], rng: random.Random,
     deadline: float | None = None, min_worlds: int = 1, depth: int | None = None, valued: bool = False,
+    against: int | None = None,
 ) -> tuple[list[float], list[float], int]:
     """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
     worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, passed
@@ -60,6 +61,10 @@ def scalar_deal_values(
     position is worth judged from its view (Up or Down?: a score so far plus what its columns
     promise; the Sueca Up&Down: its chance to win the match). Each seat's gain is its valuation at
     the stop less at the start, and the margin is the seat's gain less the others' mean gain.
+
+    With ``against`` (an index into ``legal``), the standard errors are those of each action's
+    mean less that action's, world by world (0 for that action itself): the noise of a
+    comparison in the same worlds, smaller than either mean's own.
     """
     valued = valued or depth is not None
     if valued:
@@ -68,6 +73,7 @@ def scalar_deal_values(
             raise ValueError(f"a depth limit needs policies that value a view: {', '.join(missing)} has no evaluate")
     sums = [0.0] * len(legal)
     squares = [0.0] * len(legal)
+    margins = [0.0] * len(legal)
     used = 0
     for world in worlds:
         if deadline is not None and used >= min_worlds and time.perf_counter() >= deadline:
@@ -92,13 +98,17 @@ def scalar_deal_values(
                 margin = rewards(w.result())[seat]
             else:
                 margin = deal_rewards(start, end)[seat]
+            margins[j] = margin
+        for j, margin in enumerate(margins):
+            x = margin if against is None else margin - margins[against]
             sums[j] += margin
-            squares[j] += margin * margin
+            squares[j] += x * x
         used += 1
     if used == 0:
         raise ValueError("no worlds to play on")
     means = [t / used for t in sums]
-    errors = [math.sqrt(max(q / used - m * m, 0.0) / max(used - 1, 1)) for q, m in zip(squares, means)]
+    centres = means if against is None else [m - means[against] for m in means]
+    errors = [math.sqrt(max(q / used - m * m, 0.0) / max(used - 1, 1)) for q, m in zip(squares, centres)]
     return means, errors, used
 
 
@@ -151,6 +161,16 @@ class PimcBot(Bot):
     (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
     valued: bool = False
     """Scalar playouts only: score each playout's end by the policies' valuations, not the points."""
+    infer: bool = False
+    """Scalar playouts only: draw worlds in proportion to how likely the policies make the other
+    seats' choices so far (their ``likelihood(view)``, read from each seat's view of the world),
+    by rejection: a drawn world is kept with that chance, at most :attr:`tries` draws a world."""
+    tries: int = 30
+    anchor: float | None = None
+    """Scalar playouts only: keep the policy's own choice for this seat unless another action's
+    mean beats it by more than this many standard errors of the difference (paired, in the same
+    worlds). Picking the best of noisy means favours the noisiest action; this keeps the bot from
+    leaving a sound rule on noise."""
     chunk: int = 25
     """Batched playouts under a time budget go at most this many worlds at a time (fewer when the
     time left, at the pace so far, allows fewer)."""
@@ -173,18 +193,25 @@ class PimcBot(Bot):
                               for k in range(players)]
         return self._policies
 
-    def estimates(self, view: View, legal: Sequence[int]) -> tuple[list[float], list[float]]:
-        """Each legal action's mean margin over the deal and its standard error."""
+    def estimates(self, view: View, legal: Sequence[int], against: int | None = None,
+                  ) -> tuple[list[float], list[float]]:
+        """Each legal action's mean margin over the deal and its standard error (scalar playouts
+        with ``against``, an index into ``legal``: the error of its difference from that action)."""
         deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
         sampler = self.game.world_sampler(view)
         if self.game.id not in ENGINES:
             first = sampler.draw(self.rng)
+            policies = self._scalar_policies(first.players)
+            draw = sampler.draw
+            if self.infer and all(callable(getattr(p, "likelihood", None)) for p in policies):
+                draw = lambda rng: self._inferred(sampler, policies, rng)  # noqa: E731
+                first = draw(self.rng)
             # Worlds are drawn as they are played on, so a time budget saves the drawing too.
-            worlds = itertools.chain([first], (sampler.draw(self.rng) for _ in range(self.worlds - 1)))
+            worlds = itertools.chain([first], (draw(self.rng) for _ in range(self.worlds - 1)))
             means, errors, self.used = scalar_deal_values(
-                worlds, self.seat, legal, self._scalar_policies(first.players), self.rng,
+                worlds, self.seat, legal, policies, self.rng,
                 deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
-                valued=self.valued)
+                valued=self.valued, against=against)
             return means, errors
         if deadline is None:
             drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
@@ -211,9 +238,33 @@ class PimcBot(Bot):
             self.used += n
         return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
 
+    def _inferred(self, sampler: Any, policies: Sequence[Bot], rng: random.Random) -> State:
+        """A world drawn with the chance the policies give the other seats' choices so far: each
+        draw is kept with its likelihood; after :attr:`tries` draws, the likeliest one."""
+        best, best_weight = None, -1.0
+        for _ in range(self.tries):
+            world = sampler.draw(rng)
+            weight = 1.0
+            for k, policy in enumerate(policies):
+                if k != self.seat:
+                    weight *= policy.likelihood(world.view(k))  # type: ignore[attr-defined]
+            if rng.random() < weight:
+                return world
+            if weight > best_weight:
+                best, best_weight = world, weight
+        assert best is not None
+        return best
+
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        if self.anchor is not None and self.game.id not in ENGINES:
+            own = legal.index(self._scalar_policies(view["players"])[self.seat].act(view, legal))
+            means, errors = self.estimates(view, legal, against=own)
+            best = max(range(len(legal)), key=means.__getitem__)
+            if means[best] - means[own] > self.anchor * errors[best]:
+                return legal[best]
+            return legal[own]
         means, _ = self.estimates(view, legal)
         return legal[max(range(len(legal)), key=means.__getitem__)]
 

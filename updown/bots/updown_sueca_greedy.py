@@ -55,6 +55,49 @@ class UpDownSuecaGreedy(Bot):
         weights = [math.exp(-(s - min(scores)) / scale) for s in scores]
         return weights[self.seat] / sum(weights)
 
+    slip = 0.1
+    """The weight :meth:`likelihood` gives a choice this rule would not have made, for each one: a
+    player who is not this bot, or who plays it less strictly, is not ruled out."""
+
+    def likelihood(self, view: View) -> float:
+        """How likely this rule makes the choices the seat's view shows it made in the current deal:
+        the trump it chose from its first packet, and playing or sitting out. Each choice the rule
+        would have made alike counts 1, each other one :attr:`slip`. ``pimc`` (with ``infer``)
+        draws worlds by this, read from each other seat's view of the world, so that the others'
+        hands fit their choices. The cards thrown in the exchange are not weighed: drawn worlds
+        almost never match them exactly (about 1 in 1,000 at the tricks), too few to draw from."""
+        seat = self.seat
+        deal = view["deal"]
+        packets: dict[int, list[int]] = {}
+        current = False
+        suit_chosen = turned = None
+        for event in view["log"]:
+            kind = event["type"]
+            if kind == "deal":
+                current = event["deal"] == deal
+                packets = {}
+            elif not current:
+                continue
+            elif kind == "dealt" and event["seat"] == seat:
+                packets[event["packet"]] = [card_id(c) for c in event["cards"]]
+            elif kind == "trump" and event["seat"] == seat:
+                suit_chosen, turned = event["suit"], event["turned"]
+        weight = 1.0
+        if suit_chosen is not None and turned is None and 1 in packets:
+            if self._trump(packets[1], range(TRUMP, TRUMP + 4)) != TRUMP + "CDHS".index(suit_chosen):
+                weight *= self.slip
+        decision = view["decisions"][seat]
+        if decision is None or view["forced"][seat] or len(packets) < 2 or view["trump"] is None:
+            return weight  # a forced seat did not choose to play
+        order = [(view["chooser"] + i) % len(view["decisions"]) for i in range(len(view["decisions"]))]
+        before = order[:order.index(seat)]
+        then = {"scores": view["scores"],
+                "decisions": [d if s in before else None for s, d in enumerate(view["decisions"])]}
+        if self._decide(then, packets[1] + packets[2], "CDHS".index(view["trump"])) != (
+                PLAY if decision == "play" else SIT_OUT):
+            weight *= self.slip
+        return weight
+
     # -- before the tricks ----------------------------------------------------------------------
     @staticmethod
     def _trump(hand: list[int], legal: Sequence[int]) -> int:
