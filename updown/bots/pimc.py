@@ -37,7 +37,7 @@ import numpy as np
 from updown.batched.playout import ENGINES, deal_values
 from updown.bots.base import Bot
 from updown.bots.search import deal_rewards, rewards
-from updown.core.protocol import Game, State, View
+from updown.core.protocol import Game, State, View, WorldSampler
 
 
 def scalar_deal_values(
@@ -238,7 +238,7 @@ class PimcBot(Bot):
             self.used += n
         return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
 
-    def _inferred(self, sampler: Any, policies: Sequence[Bot], rng: random.Random) -> State:
+    def _inferred(self, sampler: WorldSampler, policies: Sequence[Bot], rng: random.Random) -> State:
         """A world drawn with the chance the policies give the other seats' choices so far: each
         draw is kept with its likelihood; after :attr:`tries` draws, the likeliest one."""
         best, best_weight = None, -1.0
