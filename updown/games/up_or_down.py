@@ -156,16 +156,36 @@ _DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to"
 
 _ALL_HELD = (1 << MAX_COLUMNS) - 1
 # A place's legal actions by the columns held and the columns the taken card continues (bit k-1
-# for column k): the columns it continues, then new (if a slot is free), then every give-up.
+# for column k), at index held + 8 * fit: the columns it continues, then new (if a slot is free),
+# then every give-up.
 _PLACE_ACTIONS = tuple(
-    tuple(
-        tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
-              + ([NEW] if held != _ALL_HELD else [])
-              + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
-        for fit in range(8)
-    )
+    tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
+          + ([NEW] if held != _ALL_HELD else [])
+          + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
+    for fit in range(8)
     for held in range(8)
 )
+# A column's row: for every card, what the column adds to that index when the card is taken: its
+# held bit, plus its fit bit if the card continues it (so 0, held or held + fit, and a row's entry
+# is 8 or more exactly when the card continues the column). A place reads the index as the sum of
+# the seat's three rows at the card, instead of looking into the columns. Rows by the column's
+# slot k (0-based): empty, a lone card (any card continues it), rising and falling after card x.
+_CONTINUES = 8
+_ROW_EMPTY = bytes(MAX_CARD + 1)
+_ROW_ANY = tuple(bytes([9 << k] * (MAX_CARD + 1)) for k in range(MAX_COLUMNS))
+_ROW_ABOVE = tuple(tuple(bytes(9 << k if c > x else 1 << k for c in _CARDS) for x in _CARDS)
+                   for k in range(MAX_COLUMNS))
+_ROW_BELOW = tuple(tuple(bytes(9 << k if c < x else 1 << k for c in _CARDS) for x in _CARDS)
+                   for k in range(MAX_COLUMNS))
+
+
+def column_row(cards: Sequence[int], k: int) -> bytes:
+    """The row (above) of column slot ``k`` (0-based) holding ``cards``."""
+    if not cards:
+        return _ROW_EMPTY
+    if len(cards) < 2:
+        return _ROW_ANY[k]
+    return (_ROW_ABOVE if cards[1] > cards[0] else _ROW_BELOW)[k][cards[-1]]
 
 
 class UpOrDownGame(Game[UpOrDownOptions]):
@@ -238,8 +258,8 @@ GAME = UpOrDownGame()
 class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
-        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken", "_actors",
-        "sorted_stock",
+        "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken",
+        "_actors", "sorted_stock",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
@@ -267,6 +287,9 @@ class UpOrDownState(State):
         self.deal_seat = 0
         self.ring: list[int] = []
         self.cols: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
+        self.rows: list[bytes] = [_ROW_EMPTY] * (MAX_COLUMNS * players)
+        """Flat: the ``column_row`` of seat s's column slot k (0-based) at 3s + k, kept up to date
+        by every place."""
         self.piles: list[list[int]] = [[] for _ in range(players)]  # discard piles
         self.down = 0
         self.up_hidden = 0
@@ -333,18 +356,12 @@ class UpOrDownState(State):
         if phase == _TAKE:  # the played card's two neighbours in the ring
             return list(self.takes)
         if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
-            # Which columns are held and which the card continues, as bits (column k is bit k-1),
-            # pick the legal list from a table built at import (_PLACE_ACTIONS).
+            # Which columns are held and which the card continues: the sum of the seat's rows at
+            # the card picks the legal list from a table built at import (_PLACE_ACTIONS).
             card = self.taken
-            held = fit = 0
-            bit = 1
-            for col in self.cols[seat]:
-                if col:
-                    held |= bit
-                    if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                        fit |= bit
-                bit <<= 1
-            return list(_PLACE_ACTIONS[held][fit])
+            rows = self.rows
+            at = MAX_COLUMNS * seat
+            return list(_PLACE_ACTIONS[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]])
         if phase == _DRAW:
             if self.down:
                 return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
@@ -407,23 +424,32 @@ class UpOrDownState(State):
                 pile = self.piles[seat]
                 pile.extend(gone)
                 cols[k] = [card]
+                self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
                 log.append({"type": "give_up", "seat": seat, "column": k + 1, "cards": gone,
                             "discards": len(pile), "card": card})
             elif action > COL:
                 k = action - COL - 1
-                col = cols[k]
-                if not col or (len(col) > 1 and (card > col[-1]) != (col[1] > col[0])):
+                at = MAX_COLUMNS * seat + k
+                rows = self.rows
+                if rows[at][card] < _CONTINUES:  # an empty column's row is all 0
                     raise IllegalAction(self._why_not_place(action, seat))
+                col = cols[k]
                 col.append(card)
+                if col[1] > col[0]:
+                    rows[at] = _ROW_ABOVE[k][card]
+                    way = "up"
+                else:
+                    rows[at] = _ROW_BELOW[k][card]
+                    way = "down"
                 log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
-                            "length": len(col), "direction": "up" if col[1] > col[0] else "down",
-                            "score": column_score(col)})
+                            "length": len(col), "direction": way, "score": column_score(col)})
             else:
                 # the lowest free slot, if any (three slots, tested in turn)
                 k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
                 if action != NEW or k < 0:
                     raise IllegalAction(self._why_not_place(action, seat))
                 cols[k] = [card]
+                self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
                 log.append(_NEW_EVENT[seat][k][card])
             self.taken = 0
             if self.down or self.up_top:
@@ -620,6 +646,7 @@ class UpOrDownState(State):
         c.deal_seat = self.deal_seat
         c.ring = list(self.ring)
         c.cols = [[list(col) for col in cols] for cols in self.cols]
+        c.rows = list(self.rows)
         c.piles = [list(p) for p in self.piles]
         c.down = self.down
         c.up_hidden = self.up_hidden
@@ -660,6 +687,7 @@ class UpOrDownWorlds(WorldSampler):
                                     if phase == _DEAL else n)
         st.ring = list(view["display"])
         st.cols = [[list(c["cards"]) if c else [] for c in cols] for cols in view["columns"]]
+        st.rows = [column_row(col, k) for cols in st.cols for k, col in enumerate(cols)]
         st.known = [list(k) for k in view["known"]]
         st.down = view["down"]
         st.up_top = view["up_top"] or 0
