@@ -154,6 +154,7 @@ _DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to"
                     for s in _SEATS)
 
 
+_DRAW_EITHER, _DRAW_DOWN_ONLY, _DRAW_UP_ONLY = (DRAW_DOWN, DRAW_UP), (DRAW_DOWN,), (DRAW_UP,)
 _ALL_HELD = (1 << MAX_COLUMNS) - 1
 # A place's legal actions by the columns held and the columns the taken card continues (bit k-1
 # for column k), at index held + 8 * fit: the columns it continues, then new (if a slot is free),
@@ -258,7 +259,7 @@ GAME = UpOrDownGame()
 class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
-        "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken",
+        "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "choices", "taken",
         "_actors", "sorted_stock",
     )
 
@@ -269,9 +270,10 @@ class UpOrDownState(State):
         self.sorted_stock = False
         """Whether the stock is in card order (always in a real game; a world's stock is in the
         order its deal drew), so that a chance outcome is found by bisection."""
-        self.takes: tuple[int, ...] = ()
-        """At a take: the two take actions, in order (set by the play, so neither the take's legal
-        list nor its check searches the ring)."""
+        self.choices: tuple[int, ...] = ()
+        """At a take, a place or a draw: its legal actions, in order, set by the step before it
+        (the play finds the two neighbours, the take the places the card may go, the place the
+        piles there are to draw from), so that a legal list is a copy and looks at nothing else."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -350,23 +352,9 @@ class UpOrDownState(State):
         if seat not in self._actors:  # at most one actor: the same as 'seat != actors[0]', in fewer steps
             self.check_seat(seat)
             return []
-        phase = self.phase
-        if phase == _PLAY:
+        if self.phase == _PLAY:
             return sorted(self.hands[seat])
-        if phase == _TAKE:  # the played card's two neighbours in the ring
-            return list(self.takes)
-        if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
-            # Which columns are held and which the card continues: the sum of the seat's rows at
-            # the card picks the legal list from a table built at import (_PLACE_ACTIONS).
-            card = self.taken
-            rows = self.rows
-            at = MAX_COLUMNS * seat
-            return list(_PLACE_ACTIONS[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]])
-        if phase == _DRAW:
-            if self.down:
-                return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
-            return [DRAW_UP] if self.up_top else []
-        return []
+        return list(self.choices)  # a take, a place or a draw
 
     def apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
@@ -401,10 +389,10 @@ class UpOrDownState(State):
             a = ring[i - 1]
             b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
             log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
-            self.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
+            self.choices = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
         elif phase == _TAKE:  # take a neighbour of the played card
-            if action not in self.takes:
+            if action not in self.choices:
                 a, b = self._neighbours(self.played)
                 raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
                                     f"not {GAME.action_name(action)}")
@@ -412,6 +400,11 @@ class UpOrDownState(State):
             self.ring.remove(card)
             self.taken = card
             log.append(_TAKE_EVENT[seat][card])
+            # The places: which columns are held and which the card continues, the sum of the
+            # seat's rows at the card, picks the legal list from a table built at import.
+            rows = self.rows
+            at = MAX_COLUMNS * seat
+            self.choices = _PLACE_ACTIONS[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]]
             self.phase = _PLACE
         elif phase == _PLACE:  # the taken card into a column; the tests of legal_actions, for one action
             card = self.taken
@@ -441,8 +434,10 @@ class UpOrDownState(State):
                 else:
                     rows[at] = _ROW_BELOW[k][card]
                     way = "down"
-                log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
-                            "length": len(col), "direction": way, "score": column_score(col)})
+                n = len(col)  # mostly 2: then 4 if both cards share a colour, else 2
+                log.append({"type": "place", "seat": seat, "card": card, "column": k + 1, "length": n,
+                            "direction": way,
+                            "score": (4 if COLOUR[col[0]] == COLOUR[card] else 2) if n == 2 else column_score(col)})
             else:
                 # the lowest free slot, if any (three slots, tested in turn)
                 k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
@@ -452,7 +447,11 @@ class UpOrDownState(State):
                 self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
                 log.append(_NEW_EVENT[seat][k][card])
             self.taken = 0
-            if self.down or self.up_top:
+            if self.down:
+                self.choices = _DRAW_EITHER if self.up_top else _DRAW_DOWN_ONLY
+                self.phase = _DRAW
+            elif self.up_top:
+                self.choices = _DRAW_UP_ONLY
                 self.phase = _DRAW
             else:
                 self._next_turn()
@@ -555,6 +554,20 @@ class UpOrDownState(State):
             return f"you have no column {action - GIVE_UP} to give up"
         return f"put the taken card {self.taken} into a column (col K, new, give up K), not {GAME.action_name(action)}"
 
+    def _choices(self) -> tuple[int, ...]:
+        """What ``choices`` holds at this step, worked out from the position (the steps before a
+        take, a place and a draw set it as they go; a world is built without them)."""
+        phase = self.phase
+        if phase == _TAKE:
+            a, b = self._neighbours(self.played)
+            return (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
+        if phase == _PLACE:
+            at = MAX_COLUMNS * self.turn
+            return _PLACE_ACTIONS[sum(row[self.taken] for row in self.rows[at:at + MAX_COLUMNS])]
+        if phase == _DRAW:
+            return (_DRAW_EITHER if self.up_top else _DRAW_DOWN_ONLY) if self.down else _DRAW_UP_ONLY
+        return ()
+
     def _next_turn(self) -> None:
         self.played = 0
         n = self.players
@@ -653,7 +666,7 @@ class UpOrDownState(State):
         c.up_top = self.up_top
         c.turn = self.turn
         c.played = self.played
-        c.takes = self.takes
+        c.choices = self.choices
         c.taken = self.taken
         c._actors = self._actors
         c._frozen_upto = self._frozen_upto
@@ -694,11 +707,9 @@ class UpOrDownWorlds(WorldSampler):
         st.up_hidden = view["up"] - (1 if st.up_top else 0)
         st.turn = view["turn"]
         st.played = view["played"] or 0
-        if phase == _TAKE:
-            a, b = st._neighbours(st.played)
-            st.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
         st.taken = view["taken"] or 0
         st._actors = tuple(view["to_act"])
+        st.choices = st._choices()
         hand = list(view["hand"])
         piles: list[list[int]] = [[] for _ in range(n)]
         # Each other seat's private slots (its deal, each face-down draw it has received) and the
