@@ -140,6 +140,7 @@ _DIRECTION_NAME = {1: "up", -1: "down", 0: None}
 # every game: a step that logs one builds nothing. Indexed [seat][card], new events
 # [seat][column - 1][card], reveals [card][cards in the face-up pile].
 _SEATS = range(6)
+_ONLY = tuple((s,) for s in _SEATS)  # the actors when seat s alone acts
 _CARDS = range(MAX_CARD + 1)
 _TAKE_EVENT = tuple(tuple(FrozenDict({"type": "take", "seat": s, "card": c}) for c in _CARDS) for s in _SEATS)
 _NEW_EVENT = tuple(tuple(tuple(FrozenDict({"type": "new", "seat": s, "card": c, "column": k})
@@ -506,9 +507,19 @@ class UpOrDownState(State):
         if phase == _DRAWN:  # a face-down draw
             seat = self.turn
             self.down -= 1
-            self.hands[seat].append(card)
+            hands = self.hands
+            hands[seat].append(card)
             self.log.append(_DREW_EVENT[seat][card])
-            self._next_turn()
+            seat += 1
+            if seat == self.players:
+                seat = 0
+            if hands[seat]:  # the next turn, as in _next_turn: while the piles last, every hand holds cards
+                self.played = 0
+                self.turn = seat
+                self.phase = _PLAY
+                self._actors = _ONLY[seat]
+            else:
+                self._next_turn()
         elif phase == _REVEAL:
             self.up_hidden -= 1
             self.up_top = card
@@ -578,7 +589,7 @@ class UpOrDownState(State):
         if hands[seat]:  # the usual case: while the piles last every hand holds cards
             self.turn = seat
             self.phase = _PLAY
-            self._actors = (seat,)
+            self._actors = _ONLY[seat]
             return
         for step in range(2, n + 1):
             seat = (self.turn + step) % n
@@ -648,19 +659,24 @@ class UpOrDownState(State):
         return v
 
     def clone(self) -> UpOrDownState:
-        c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        # Every field is set here, so no __init__ runs; lists of lists are copied with list.copy
+        # and without comprehensions' frames (pimc clones a state for every world it plays).
+        c = UpOrDownState.__new__(UpOrDownState)
+        c.game = self.game
+        c.players = self.players
+        c.options = self.options
         c.log = list(self.log)
         c.top = self.top
         c.phase = self.phase
         c.stock = list(self.stock)
         c.sorted_stock = self.sorted_stock
-        c.hands = [list(h) for h in self.hands]
-        c.known = [list(k) for k in self.known]
+        c.hands = list(map(list.copy, self.hands))
+        c.known = list(map(list.copy, self.known))
         c.deal_seat = self.deal_seat
         c.ring = list(self.ring)
-        c.cols = [[list(col) for col in cols] for cols in self.cols]
+        c.cols = [[x.copy(), y.copy(), z.copy()] for x, y, z in self.cols]
         c.rows = list(self.rows)
-        c.piles = [list(p) for p in self.piles]
+        c.piles = list(map(list.copy, self.piles))
         c.down = self.down
         c.up_hidden = self.up_hidden
         c.up_top = self.up_top
