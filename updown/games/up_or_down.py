@@ -140,6 +140,7 @@ _DIRECTION_NAME = {1: "up", -1: "down", 0: None}
 # every game: a step that logs one builds nothing. Indexed [seat][card], new events
 # [seat][column - 1][card], reveals [card][cards in the face-up pile].
 _SEATS = range(6)
+_ONLY = tuple((s,) for s in _SEATS)  # the actors when seat s alone acts
 _CARDS = range(MAX_CARD + 1)
 _TAKE_EVENT = tuple(tuple(FrozenDict({"type": "take", "seat": s, "card": c}) for c in _CARDS) for s in _SEATS)
 _NEW_EVENT = tuple(tuple(tuple(FrozenDict({"type": "new", "seat": s, "card": c, "column": k})
@@ -154,18 +155,39 @@ _DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to"
                     for s in _SEATS)
 
 
+_DRAW_EITHER, _DRAW_DOWN_ONLY, _DRAW_UP_ONLY = (DRAW_DOWN, DRAW_UP), (DRAW_DOWN,), (DRAW_UP,)
 _ALL_HELD = (1 << MAX_COLUMNS) - 1
 # A place's legal actions by the columns held and the columns the taken card continues (bit k-1
-# for column k): the columns it continues, then new (if a slot is free), then every give-up.
+# for column k), at index held + 8 * fit: the columns it continues, then new (if a slot is free),
+# then every give-up.
 _PLACE_ACTIONS = tuple(
-    tuple(
-        tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
-              + ([NEW] if held != _ALL_HELD else [])
-              + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
-        for fit in range(8)
-    )
+    tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
+          + ([NEW] if held != _ALL_HELD else [])
+          + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
+    for fit in range(8)
     for held in range(8)
 )
+# A column's row: for every card, what the column adds to that index when the card is taken: its
+# held bit, plus its fit bit if the card continues it (so 0, held or held + fit, and a row's entry
+# is 8 or more exactly when the card continues the column). A place reads the index as the sum of
+# the seat's three rows at the card, instead of looking into the columns. Rows by the column's
+# slot k (0-based): empty, a lone card (any card continues it), rising and falling after card x.
+_CONTINUES = 8
+_ROW_EMPTY = bytes(MAX_CARD + 1)
+_ROW_ANY = tuple(bytes([9 << k] * (MAX_CARD + 1)) for k in range(MAX_COLUMNS))
+_ROW_ABOVE = tuple(tuple(bytes(9 << k if c > x else 1 << k for c in _CARDS) for x in _CARDS)
+                   for k in range(MAX_COLUMNS))
+_ROW_BELOW = tuple(tuple(bytes(9 << k if c < x else 1 << k for c in _CARDS) for x in _CARDS)
+                   for k in range(MAX_COLUMNS))
+
+
+def column_row(cards: Sequence[int], k: int) -> bytes:
+    """The row (above) of column slot ``k`` (0-based) holding ``cards``."""
+    if not cards:
+        return _ROW_EMPTY
+    if len(cards) < 2:
+        return _ROW_ANY[k]
+    return (_ROW_ABOVE if cards[1] > cards[0] else _ROW_BELOW)[k][cards[-1]]
 
 
 class UpOrDownGame(Game[UpOrDownOptions]):
@@ -238,8 +260,8 @@ GAME = UpOrDownGame()
 class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
-        "ring", "cols", "piles", "down", "up_hidden", "up_top", "turn", "played", "takes", "taken", "_actors",
-        "sorted_stock",
+        "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "choices", "taken",
+        "_actors", "sorted_stock",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
@@ -249,9 +271,10 @@ class UpOrDownState(State):
         self.sorted_stock = False
         """Whether the stock is in card order (always in a real game; a world's stock is in the
         order its deal drew), so that a chance outcome is found by bisection."""
-        self.takes: tuple[int, ...] = ()
-        """At a take: the two take actions, in order (set by the play, so neither the take's legal
-        list nor its check searches the ring)."""
+        self.choices: tuple[int, ...] = ()
+        """At a take, a place or a draw: its legal actions, in order, set by the step before it
+        (the play finds the two neighbours, the take the places the card may go, the place the
+        piles there are to draw from), so that a legal list is a copy and looks at nothing else."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -267,6 +290,9 @@ class UpOrDownState(State):
         self.deal_seat = 0
         self.ring: list[int] = []
         self.cols: list[list[list[int]]] = [[[], [], []] for _ in range(players)]
+        self.rows: list[bytes] = [_ROW_EMPTY] * (MAX_COLUMNS * players)
+        """Flat: the ``column_row`` of seat s's column slot k (0-based) at 3s + k, kept up to date
+        by every place."""
         self.piles: list[list[int]] = [[] for _ in range(players)]  # discard piles
         self.down = 0
         self.up_hidden = 0
@@ -327,29 +353,9 @@ class UpOrDownState(State):
         if seat not in self._actors:  # at most one actor: the same as 'seat != actors[0]', in fewer steps
             self.check_seat(seat)
             return []
-        phase = self.phase
-        if phase == _PLAY:
+        if self.phase == _PLAY:
             return sorted(self.hands[seat])
-        if phase == _TAKE:  # the played card's two neighbours in the ring
-            return list(self.takes)
-        if phase == _PLACE:  # columns the card continues, new (if a slot is free), the give-ups
-            # Which columns are held and which the card continues, as bits (column k is bit k-1),
-            # pick the legal list from a table built at import (_PLACE_ACTIONS).
-            card = self.taken
-            held = fit = 0
-            bit = 1
-            for col in self.cols[seat]:
-                if col:
-                    held |= bit
-                    if len(col) < 2 or (card > col[-1]) == (col[1] > col[0]):
-                        fit |= bit
-                bit <<= 1
-            return list(_PLACE_ACTIONS[held][fit])
-        if phase == _DRAW:
-            if self.down:
-                return [DRAW_DOWN, DRAW_UP] if self.up_top else [DRAW_DOWN]
-            return [DRAW_UP] if self.up_top else []
-        return []
+        return list(self.choices)  # a take, a place or a draw
 
     def apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
@@ -384,10 +390,10 @@ class UpOrDownState(State):
             a = ring[i - 1]
             b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
             log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
-            self.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
+            self.choices = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
         elif phase == _TAKE:  # take a neighbour of the played card
-            if action not in self.takes:
+            if action not in self.choices:
                 a, b = self._neighbours(self.played)
                 raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
                                     f"not {GAME.action_name(action)}")
@@ -395,6 +401,11 @@ class UpOrDownState(State):
             self.ring.remove(card)
             self.taken = card
             log.append(_TAKE_EVENT[seat][card])
+            # The places: which columns are held and which the card continues, the sum of the
+            # seat's rows at the card, picks the legal list from a table built at import.
+            rows = self.rows
+            at = MAX_COLUMNS * seat
+            self.choices = _PLACE_ACTIONS[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]]
             self.phase = _PLACE
         elif phase == _PLACE:  # the taken card into a column; the tests of legal_actions, for one action
             card = self.taken
@@ -407,26 +418,41 @@ class UpOrDownState(State):
                 pile = self.piles[seat]
                 pile.extend(gone)
                 cols[k] = [card]
+                self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
                 log.append({"type": "give_up", "seat": seat, "column": k + 1, "cards": gone,
                             "discards": len(pile), "card": card})
             elif action > COL:
                 k = action - COL - 1
-                col = cols[k]
-                if not col or (len(col) > 1 and (card > col[-1]) != (col[1] > col[0])):
+                at = MAX_COLUMNS * seat + k
+                rows = self.rows
+                if rows[at][card] < _CONTINUES:  # an empty column's row is all 0
                     raise IllegalAction(self._why_not_place(action, seat))
+                col = cols[k]
                 col.append(card)
-                log.append({"type": "place", "seat": seat, "card": card, "column": k + 1,
-                            "length": len(col), "direction": "up" if col[1] > col[0] else "down",
-                            "score": column_score(col)})
+                if col[1] > col[0]:
+                    rows[at] = _ROW_ABOVE[k][card]
+                    way = "up"
+                else:
+                    rows[at] = _ROW_BELOW[k][card]
+                    way = "down"
+                n = len(col)  # mostly 2: then 4 if both cards share a colour, else 2
+                log.append({"type": "place", "seat": seat, "card": card, "column": k + 1, "length": n,
+                            "direction": way,
+                            "score": (4 if COLOUR[col[0]] == COLOUR[card] else 2) if n == 2 else column_score(col)})
             else:
                 # the lowest free slot, if any (three slots, tested in turn)
                 k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
                 if action != NEW or k < 0:
                     raise IllegalAction(self._why_not_place(action, seat))
                 cols[k] = [card]
+                self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
                 log.append(_NEW_EVENT[seat][k][card])
             self.taken = 0
-            if self.down or self.up_top:
+            if self.down:
+                self.choices = _DRAW_EITHER if self.up_top else _DRAW_DOWN_ONLY
+                self.phase = _DRAW
+            elif self.up_top:
+                self.choices = _DRAW_UP_ONLY
                 self.phase = _DRAW
             else:
                 self._next_turn()
@@ -481,9 +507,19 @@ class UpOrDownState(State):
         if phase == _DRAWN:  # a face-down draw
             seat = self.turn
             self.down -= 1
-            self.hands[seat].append(card)
+            hands = self.hands
+            hands[seat].append(card)
             self.log.append(_DREW_EVENT[seat][card])
-            self._next_turn()
+            seat += 1
+            if seat == self.players:
+                seat = 0
+            if hands[seat]:  # the next turn, as in _next_turn: while the piles last, every hand holds cards
+                self.played = 0
+                self.turn = seat
+                self.phase = _PLAY
+                self._actors = _ONLY[seat]
+            else:
+                self._next_turn()
         elif phase == _REVEAL:
             self.up_hidden -= 1
             self.up_top = card
@@ -529,6 +565,20 @@ class UpOrDownState(State):
             return f"you have no column {action - GIVE_UP} to give up"
         return f"put the taken card {self.taken} into a column (col K, new, give up K), not {GAME.action_name(action)}"
 
+    def _choices(self) -> tuple[int, ...]:
+        """What ``choices`` holds at this step, worked out from the position (the steps before a
+        take, a place and a draw set it as they go; a world is built without them)."""
+        phase = self.phase
+        if phase == _TAKE:
+            a, b = self._neighbours(self.played)
+            return (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
+        if phase == _PLACE:
+            at = MAX_COLUMNS * self.turn
+            return _PLACE_ACTIONS[sum(row[self.taken] for row in self.rows[at:at + MAX_COLUMNS])]
+        if phase == _DRAW:
+            return (_DRAW_EITHER if self.up_top else _DRAW_DOWN_ONLY) if self.down else _DRAW_UP_ONLY
+        return ()
+
     def _next_turn(self) -> None:
         self.played = 0
         n = self.players
@@ -539,7 +589,7 @@ class UpOrDownState(State):
         if hands[seat]:  # the usual case: while the piles last every hand holds cards
             self.turn = seat
             self.phase = _PLAY
-            self._actors = (seat,)
+            self._actors = _ONLY[seat]
             return
         for step in range(2, n + 1):
             seat = (self.turn + step) % n
@@ -609,24 +659,30 @@ class UpOrDownState(State):
         return v
 
     def clone(self) -> UpOrDownState:
-        c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        # Every field is set here, so no __init__ runs; lists of lists are copied with list.copy
+        # and without comprehensions' frames (pimc clones a state for every world it plays).
+        c = UpOrDownState.__new__(UpOrDownState)
+        c.game = self.game
+        c.players = self.players
+        c.options = self.options
         c.log = list(self.log)
         c.top = self.top
         c.phase = self.phase
         c.stock = list(self.stock)
         c.sorted_stock = self.sorted_stock
-        c.hands = [list(h) for h in self.hands]
-        c.known = [list(k) for k in self.known]
+        c.hands = list(map(list.copy, self.hands))
+        c.known = list(map(list.copy, self.known))
         c.deal_seat = self.deal_seat
         c.ring = list(self.ring)
-        c.cols = [[list(col) for col in cols] for cols in self.cols]
-        c.piles = [list(p) for p in self.piles]
+        c.cols = [[x.copy(), y.copy(), z.copy()] for x, y, z in self.cols]
+        c.rows = list(self.rows)
+        c.piles = list(map(list.copy, self.piles))
         c.down = self.down
         c.up_hidden = self.up_hidden
         c.up_top = self.up_top
         c.turn = self.turn
         c.played = self.played
-        c.takes = self.takes
+        c.choices = self.choices
         c.taken = self.taken
         c._actors = self._actors
         c._frozen_upto = self._frozen_upto
@@ -660,17 +716,16 @@ class UpOrDownWorlds(WorldSampler):
                                     if phase == _DEAL else n)
         st.ring = list(view["display"])
         st.cols = [[list(c["cards"]) if c else [] for c in cols] for cols in view["columns"]]
+        st.rows = [column_row(col, k) for cols in st.cols for k, col in enumerate(cols)]
         st.known = [list(k) for k in view["known"]]
         st.down = view["down"]
         st.up_top = view["up_top"] or 0
         st.up_hidden = view["up"] - (1 if st.up_top else 0)
         st.turn = view["turn"]
         st.played = view["played"] or 0
-        if phase == _TAKE:
-            a, b = st._neighbours(st.played)
-            st.takes = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
         st.taken = view["taken"] or 0
         st._actors = tuple(view["to_act"])
+        st.choices = st._choices()
         hand = list(view["hand"])
         piles: list[list[int]] = [[] for _ in range(n)]
         # Each other seat's private slots (its deal, each face-down draw it has received) and the

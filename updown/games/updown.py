@@ -693,14 +693,18 @@ class UpDownState(State):
         return v
 
     def clone(self) -> UpDownState:
-        c = UpDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        # Every field is set here, so no __init__ runs (pimc clones a state for every world it plays).
+        c = UpDownState.__new__(UpDownState)
+        c.game = self.game
+        c.players = self.players
+        c.options = self.options
         c.log = list(self.log)
         c.hand_size = self.hand_size
         c.rounds = self.rounds
         c.tiebreaks = self.tiebreaks
         c.phase = self.phase
         c.round = self.round
-        c.hands = [list(h) for h in self.hands]
+        c.hands = list(map(list.copy, self.hands))  # no comprehension's frame
         c.deck = list(self.deck)
         c.deal_seat = self.deal_seat
         c.aside = list(self.aside)
