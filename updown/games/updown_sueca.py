@@ -54,7 +54,7 @@ from bisect import bisect_left, bisect_right
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, NoReturn
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
@@ -174,6 +174,12 @@ _CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit"
                                   for t in range(4)) for s in _SEATS)
 _TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
                                               "turned": CARD_STR[c]}) for c in range(NUM_CARDS)) for s in _SEATS)
+_TRICK_KEY = tuple(tuple(tuple(100 + c if c // 10 == trump else (c if c // 10 == led else -1) for c in range(NUM_CARDS))
+                         for led in range(4)) for trump in range(4))
+"""``_TRICK_KEY[trump][led][card]``: what a card is worth in a trick, the highest winning: a trump
+above every other card, then a card of the suit led; any other card cannot win (-1)."""
+_TO = tuple(FrozenList([s]) for s in _SEATS)
+"""The ``to`` of a seat's private events (read-only, so shared)."""
 _PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
 """A trick event's ``[seat, card]`` entries."""
 # Why a seat has to play (``_forced_reason``), and its ``plays`` event for each reason (None: it chose to).
@@ -272,11 +278,10 @@ class UpDownSuecaState(State):
         self.phase = _DEAL
         self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
         # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
+        # A hand is kept in the order its cards came: its first three cards are the first packet
+        # and the rest the second (the turned card first), until the exchange.
         self.hands: list[list[int]] = [[], [], [], []]
-        self.packet1: list[list[int]] = [[], [], [], []]
-        self.packet2: list[list[int]] = [[], [], [], []]
         self.discards: list[list[int]] = [[], [], [], []]
-        self.drawn: list[list[int]] = [[], [], [], []]
         self.played: list[list[int]] = [[], [], [], []]
         self.current = self.chooser  # seat being dealt to, deciding, exchanging, or to play
         self.trump = -1
@@ -288,6 +293,7 @@ class UpDownSuecaState(State):
         self.leader = -1
         self.trick_no = 0
         self.table: list[tuple[int, int]] = []
+        self.next_player: tuple[int, ...] = ()  # set when the tricks begin (``_next_players``)
         self.tricks = [0] * PLAYERS
         # What each seat's play revealed it does not hold: per seat, (suit, above) pairs meaning
         # "no card of ``suit`` stronger than ``above``" (above -1: none of the suit at all).
@@ -375,26 +381,6 @@ class UpDownSuecaState(State):
                 low = c
         return low, trump * 10 + 10
 
-    def _may_play(self, hand: list[int], card: int) -> bool:
-        """Whether ``card`` (in ``hand``) is one of ``_playable``'s cards, without listing them."""
-        table = self.table
-        if not table:
-            ace = self.trump * 10 + 9
-            return card == ace or ace not in hand
-        led = table[0][1] // 10
-        if card // 10 == led:
-            return True
-        for c in hand:
-            if c // 10 == led:
-                return False
-        low, high = self._overtrump()
-        if low < card < high:
-            return True
-        for c in hand:
-            if low < c < high:
-                return False
-        return True
-
     def leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
         if self.phase == _OVER or self.left[seat]:
@@ -461,47 +447,39 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        deck = self.deck  # holds only card ids, so a card found in it is one
         try:
-            index = deck.index(action)
+            self.deck.remove(action)  # the deck holds only card ids, so a card found in it is one
         except ValueError:
             what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             where = "stock" if self.phase == _DRAW else "undealt deck"
             raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
-        del deck[index]
         seat = self.current
-        self.hands[seat].append(action)
+        hand = self.hands[seat]
+        hand.append(action)
         phase = self.phase
         if phase == _DEAL:
-            packet = self.packet1[seat]
-            packet.append(action)
-            if len(packet) == FIRST_PACKET:
+            if len(hand) == FIRST_PACKET:  # the hand is the first packet
                 self.log.append({"type": "dealt", "seat": seat, "packet": 1,
-                                 "cards": [CARD_STR[c] for c in sorted(packet)], "to": [seat]})
-                self.current = (seat + 1) % PLAYERS
-                if self.current == self.chooser:
+                                 "cards": list(map(CARD_STR.__getitem__, sorted(hand))), "to": _TO[seat]})
+                seat = self.current = (seat + 1) % PLAYERS
+                if seat == self.chooser:
                     self.phase = _TRUMP
         elif phase == _DRAW:
-            self.drawn[seat].append(action)
             self.log.append(_DRAW_EVENT[seat][action])
             self.to_draw -= 1
             if self.to_draw == 0:
                 self._next_decider()
         elif phase == _TURN:
-            self.packet2[seat].append(action)
             self.turned = action
-            self.trump = suit_of(action)
+            self.trump = action // 10
             self.log.append(_TURNED_TRUMP_EVENT[seat][action])
             self.phase = _DEAL2
-        else:  # DEAL2
-            packet = self.packet2[seat]
-            packet.append(action)
-            if len(packet) == HAND - FIRST_PACKET:
-                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
-                                 "cards": [CARD_STR[c] for c in packet], "to": [seat]})
-                self.current = (seat + 1) % PLAYERS
-                if self.current == self.chooser:
-                    self._begin_decisions()
+        elif len(hand) == HAND:  # DEAL2: the second packet is the hand after the first three cards
+            self.log.append({"type": "dealt", "seat": seat, "packet": 2,
+                             "cards": list(map(CARD_STR.__getitem__, hand[FIRST_PACKET:])), "to": _TO[seat]})
+            seat = self.current = (seat + 1) % PLAYERS
+            if seat == self.chooser:
+                self._begin_decisions()
 
     # -- the trump, the decisions, the exchange -------------------------------------------------
     def _choose_trump(self, action: int, seat: int) -> None:
@@ -600,35 +578,61 @@ class UpDownSuecaState(State):
         self.leader = self.current = self.chooser
         self.trick_no = 1
         self.table = []
+        self.next_player = _next_players(self.decision)
 
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
         hand = self.hands[seat]
-        # A hand holds only card ids: a card in it that the rules allow is legal (the checks with
-        # their messages, in order, when it is not).
-        if action not in hand or not self._may_play(hand, action):
-            if not 0 <= action < NUM_CARDS:
-                raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
-            if action not in hand:
-                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
-            raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
         table = self.table
+        trump = self.trump
+        # A hand holds only card ids: a card in it that the rules allow is legal. The usual cases
+        # (following suit, leading) are told first; a card that does not follow is checked against
+        # the hand, and what it shows the seat lacks is noted in ``voids``.
         if table:
-            if action // 10 != table[0][1] // 10:
-                self._note_voids(seat, action)
-        elif action != self.trump * 10 + 9:
-            self.voids[seat].append((self.trump, 8))  # led without the ace of trumps: does not hold it
+            led = table[0][1] // 10
+            if action // 10 != led:
+                if action not in hand:
+                    self._refuse_play(action, seat)
+                for c in hand:
+                    if c // 10 == led:  # could follow suit
+                        self._refuse_play(action, seat)
+                low, high = self._overtrump()
+                overtrumps = low < action < high
+                if not overtrumps:
+                    for c in hand:
+                        if low < c < high:  # could trump (or overtrump)
+                            self._refuse_play(action, seat)
+                voids = self.voids[seat]
+                voids.append((led, -1))
+                if not overtrumps:
+                    # Had to trump and did not: holds no trump (-1), or none above the best on the table.
+                    voids.append((trump, low - trump * 10))
+            elif action not in hand:
+                self._refuse_play(action, seat)
+        else:
+            ace = trump * 10 + 9
+            if action != ace:
+                if action not in hand or ace in hand:
+                    self._refuse_play(action, seat)
+                self.voids[seat].append((trump, 8))  # led without the ace of trumps: does not hold it
+            elif action not in hand:
+                self._refuse_play(action, seat)
         hand.remove(action)
         self.played[seat].append(action)
         table.append((seat, action))
-        decision = self.decision
-        nxt = (seat + 1) % PLAYERS
-        while decision[nxt] != PLAY:
-            nxt = (nxt + 1) % PLAYERS
+        nxt = self.next_player[seat]
         if nxt != self.leader:
             self.current = nxt
             return
         self._resolve()
+
+    def _refuse_play(self, action: int, seat: int) -> NoReturn:
+        """Why ``action`` cannot be played by ``seat``, checked in order."""
+        if not 0 <= action < NUM_CARDS:
+            raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
+        if action not in self.hands[seat]:
+            raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
+        raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
 
     def _why(self, seat: int) -> str:
         legal = self._playable(seat)
@@ -642,30 +646,14 @@ class UpDownSuecaState(State):
             return f"play a trump higher than {Card.parse(CARD_STR[max(on_table)]).pretty}"
         return f"without {Suit(led).symbol}, play a trump"
 
-    def _note_voids(self, seat: int, card: int) -> None:
-        """Record what not following (or not trumping) shows about the rest of ``seat``'s hand."""
-        led = suit_of(self.table[0][1])
-        s = suit_of(card)
-        if s == led:
-            return
-        voids = self.voids[seat]
-        voids.append((led, -1))
-        trump = self.trump
-        on_table = [c for _, c in self.table if c // 10 == trump]
-        if not on_table:
-            if s != trump:
-                voids.append((trump, -1))  # had to trump and did not: holds none
-        elif s != trump or card < max(on_table):
-            voids.append((trump, strength(max(on_table))))  # had to overtrump and did not
-
     def _resolve(self) -> None:
         table = self.table
         led = table[0][1] // 10
         trump = self.trump
+        keys = _TRICK_KEY[trump][led]
         best_seat, best_key, best_card = -1, -1, -1
         for seat, card in table:
-            s = card // 10
-            key = 100 + card if s == trump else (card if s == led else -1)
+            key = keys[card]
             if key > best_key:
                 best_seat, best_key, best_card = seat, key, card
         self.tricks[best_seat] += 1
@@ -803,10 +791,7 @@ class UpDownSuecaState(State):
         c.phase = self.phase
         c.deck = list(self.deck)
         c.hands = [list(h) for h in self.hands]
-        c.packet1 = [list(h) for h in self.packet1]
-        c.packet2 = [list(h) for h in self.packet2]
         c.discards = [list(h) for h in self.discards]
-        c.drawn = [list(h) for h in self.drawn]
         c.played = [list(h) for h in self.played]
         c.current = self.current
         c.trump = self.trump
@@ -818,6 +803,7 @@ class UpDownSuecaState(State):
         c.leader = self.leader
         c.trick_no = self.trick_no
         c.table = list(self.table)
+        c.next_player = self.next_player  # a tuple, replaced (never changed) at each deal's tricks
         c.tricks = list(self.tricks)
         c.voids = [list(v) for v in self.voids]
         c._frozen_upto = self._frozen_upto
@@ -845,6 +831,17 @@ def _voids_of(tricks: Sequence[Sequence[tuple[int, int]]], trump: int) -> list[l
             elif s != trump or card < max(on_table):
                 voids[seat].append((trump, strength(max(on_table))))
     return voids
+
+
+def _next_players(decision: Sequence[int | None]) -> tuple[int, ...]:
+    """For each seat, the next seat in playing order that plays this deal."""
+    nxt = []
+    for seat in range(PLAYERS):
+        after = (seat + 1) % PLAYERS
+        while decision[after] != PLAY:
+            after = (after + 1) % PLAYERS
+        nxt.append(after)
+    return tuple(nxt)
 
 
 def _holds(voids: list[tuple[int, int]], card: int) -> bool:
@@ -915,6 +912,7 @@ class SuecaWorlds(WorldSampler):
         st.leader = view["leader"] if view["leader"] is not None else -1
         st.trick_no = view["trick"]
         st.table = [(s, _fast_id(c)) for s, c in view["table"]]
+        st.next_player = _next_players(st.decision) if phase == _TRICK else ()
         st.tricks = list(view["tricks"])
         sizes = view["hand_sizes"]
         discarded = view["discarded"]
@@ -933,7 +931,6 @@ class SuecaWorlds(WorldSampler):
         last_exchange = -1
         tricks: list[list[tuple[int, int]]] = []
         own_events: dict[tuple[str, int], Event] = {}
-        own_drawn: list[int] = []
         for e in segment:
             kind = e["type"]
             if kind == "trick":
@@ -942,8 +939,6 @@ class SuecaWorlds(WorldSampler):
                 last_exchange = e["seat"]
             elif kind == "dealt" and e["seat"] == seat:
                 own_events[("dealt", e["packet"])] = e
-            elif kind == "draw" and e["seat"] == seat:
-                own_drawn.append(_fast_id(e["card"]))
         if st.table:
             tricks.append(st.table)
         st.voids = voids = _voids_of(tricks, trump) if trump >= 0 else [[] for _ in range(PLAYERS)]
@@ -981,11 +976,10 @@ class SuecaWorlds(WorldSampler):
                 own_p2.insert(0, turned)
         if not p1_event and phase != _DEAL:
             own_p1 = []
+        if phase in (_DEAL, _TRUMP, _TURN, _DEAL2):
+            hand = own_p1 + own_p2  # during the deal a hand is its packets, in order (see _start_deal)
         st.hands = [list(hand) if s == seat else [] for s in range(PLAYERS)]
         st.discards = [list(mine) if s == seat else [] for s in range(PLAYERS)]
-        st.drawn = [list(own_drawn) if s == seat else [] for s in range(PLAYERS)]
-        st.packet1 = [list(own_p1) if s == seat else [] for s in range(PLAYERS)]
-        st.packet2 = [list(own_p2) if s == seat and (p2_event or phase == _DEAL2) else [] for s in range(PLAYERS)]
         st.deck = []
         # Draws each other seat has made: all its discards' worth, unless it is drawing now.
         self.draws = [discarded[s] - (HAND - sizes[s] if phase == _DRAW and s == current else 0)
@@ -1076,6 +1070,10 @@ class SuecaWorlds(WorldSampler):
         if turned_bin >= 0:
             parts[turned_bin].append(world.turned)
         chooser, turned = world.chooser, world.turned
+        dealing = world.phase in (_DEAL, _TRUMP, _TURN, _DEAL2)
+        packet1: dict[int, list[int]] = {}
+        packet2: dict[int, list[int]] = {}
+        drawn: dict[int, list[int]] = {}
         for i, s in enumerate(self.others):
             held, gone = parts[i], parts[i + 3]
             rng.shuffle(gone)
@@ -1085,23 +1083,24 @@ class SuecaWorlds(WorldSampler):
             kept = [c for c in held + world.played[s] if c != turned or s != chooser]
             rng.shuffle(kept)
             draws = self.draws[s]
-            world.drawn[s] = kept[:draws]
+            drawn[s] = kept[:draws]
             dealt = kept[draws:] + gone
             dealt = [c for c in dealt if c != turned or s != chooser]
             rng.shuffle(dealt)
             n1 = min(FIRST_PACKET, len(dealt))
-            world.packet1[s] = dealt[:n1]
-            world.packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
+            packet1[s] = dealt[:n1]
+            packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
+            if dealing:  # the deal goes on from the hand: its packets, in order (see _start_deal)
+                world.hands[s] = packet1[s] + packet2[s]
         world.deck = parts[-1]
         log = world.log
         for index, kind, s, n in self.slots:
             if kind == "dealt":
-                packet = world.packet1[s] if n == 1 else world.packet2[s]
-                cards = sorted(packet) if n == 1 else packet
+                cards = sorted(packet1[s]) if n == 1 else packet2[s]
                 log[index] = FrozenDict({"type": "dealt", "seat": s, "packet": n,
                                          "cards": FrozenList([CARD_STR[c] for c in cards]), "to": FrozenList([s])})
             else:
-                source = world.discards[s] if kind == "discard" else world.drawn[s]
+                source = world.discards[s] if kind == "discard" else drawn[s]
                 log[index] = FrozenDict({"type": kind, "seat": s, "card": CARD_STR[source[n]],
                                          "to": FrozenList([s])})
         world._frozen_upto = len(log)
