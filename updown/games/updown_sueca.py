@@ -51,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from bisect import bisect_left, bisect_right
+from itertools import compress
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
@@ -70,6 +71,7 @@ RANKS: tuple[int, ...] = (2, 3, 4, 5, 6, 12, 11, 13, 7, 14)
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
 """Card id ``i`` is ``DECK[i]``: suit ``i // 10`` (C, D, H, S), strength ``i % 10`` (A is 9)."""
 NUM_CARDS = len(DECK)  # 40
+_ALL_CARDS = tuple(range(len(DECK)))
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
 _CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
 _ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
@@ -92,6 +94,7 @@ DONE = SIT_OUT + 1  # 87: end of discarding
 NUM_ACTIONS = DONE + 1  # 88 actions that can be legal: 0..87
 LEAVE = 100
 """Leaving (``State.leave_action``) is never legal, so it stands apart from the legal ids."""
+_TRUMP_ACTIONS = (TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3, TURN)
 
 
 def card_id(card: Card | str) -> int:
@@ -248,6 +251,9 @@ GAME = UpDownSuecaGame()
 
 
 class UpDownSuecaState(State):
+    _sampled_at = 0
+    """Where in ``deck`` the last ``sample_chance`` found its card (a hint, checked before use)."""
+
     def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
                  _empty: bool = False):
         self.game = game
@@ -276,7 +282,7 @@ class UpDownSuecaState(State):
         self.chooser = (self.dealer + 1) % PLAYERS
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
-        self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
+        self.deck = list(_ALL_CARDS)  # undealt cards, in order; after the deal, the stock
         # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
         # A hand is kept in the order its cards came: its first three cards are the first packet
         # and the rest the second (the turned card first), until the exchange.
@@ -334,7 +340,9 @@ class UpDownSuecaState(State):
         if self.phase > _DRAW:
             raise IllegalAction("this is not a chance step")
         deck = self.deck  # every undealt card equally likely
-        return deck[int(rng.random() * len(deck))]
+        # Where the card lies is kept, so that applying it (the usual next step) needs no search.
+        at = self._sampled_at = int(rng.random() * len(deck))
+        return deck[at]
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
@@ -352,24 +360,24 @@ class UpDownSuecaState(State):
                 for c in sorted(self.hands[seat]):  # a loop: cheaper than a list comprehension here
                     out.append(DISCARD + c)
             return out
-        return [TRUMP + s for s in range(4)] + [TURN]  # _TRUMP
+        return list(_TRUMP_ACTIONS)  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        hand = sorted(self.hands[seat])
+        hand = self.hands[seat]  # sorted during the tricks
         table = self.table
         if not table:
             ace = self.trump * 10 + 9
             if ace in hand:
                 return [ace]
-            return hand
+            return hand[:]
         # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
-        # the table's, are a slice of the sorted hand.
+        # the table's, are a slice of the sorted hand (always a new list).
         led = table[0][1] // 10 * 10
         follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
         if follow:
             return follow
         low, high = self._overtrump()
-        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand
+        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
 
     def _overtrump(self) -> tuple[int, int]:
         """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
@@ -447,12 +455,15 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        try:
-            self.deck.remove(action)  # the deck holds only card ids, so a card found in it is one
-        except ValueError:
-            what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
-            where = "stock" if self.phase == _DRAW else "undealt deck"
-            raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
+        deck = self.deck  # sorted card ids, so a card found in it is one
+        at = self._sampled_at
+        if at >= len(deck) or deck[at] != action:  # not the card sample_chance gave: look it up
+            at = bisect_left(deck, action)
+            if at == len(deck) or deck[at] != action:
+                what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
+                where = "stock" if self.phase == _DRAW else "undealt deck"
+                raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
+        del deck[at]
         seat = self.current
         hand = self.hands[seat]
         hand.append(action)
@@ -579,6 +590,8 @@ class UpDownSuecaState(State):
         self.trick_no = 1
         self.table = []
         self.next_player = _next_players(self.decision)
+        for hand in self.hands:
+            hand.sort()  # from now on hands are sorted (cards only leave them): see _playable
 
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
@@ -670,21 +683,26 @@ class UpDownSuecaState(State):
 
     # -- scoring and the end --------------------------------------------------------------------
     def _score(self) -> None:
-        factor = 2 if self.trump == self.double_suit else 1
-        changes = [0] * PLAYERS
-        for s in range(PLAYERS):
-            if self.decision[s] == PLAY:
-                changes[s] = -self.tricks[s] * factor if self.tricks[s] else 5 * factor
-                self.sat_out[s] = 0
+        trump = self.trump
+        factor = 2 if trump == self.double_suit else 1
+        decision, tricks, scores, sat_out = self.decision, self.tricks, self.scores, self.sat_out
+        # Four seats, written out: cheaper than a comprehension at every deal.
+        playing = [decision[0] == PLAY, decision[1] == PLAY, decision[2] == PLAY, decision[3] == PLAY]
+        changes = [0, 0, 0, 0]
+        for s in _SEATS:
+            if playing[s]:
+                taken = tricks[s]
+                changes[s] = change = -taken * factor if taken else 5 * factor
+                scores[s] += change
+                sat_out[s] = 0
             else:
-                self.sat_out[s] += 1
-            self.scores[s] += changes[s]
-        self.history.append({"deal": self.deal_no, "dealer": self.dealer, "trump": "CDHS"[self.trump],
-                             "playing": [s for s in range(PLAYERS) if self.decision[s] == PLAY],
-                             "tricks": list(self.tricks), "changes": changes})
-        self.log.append({"type": "score", "deal": self.deal_no, "trump": "CDHS"[self.trump],
-                         "factor": factor, "playing": [self.decision[s] == PLAY for s in range(PLAYERS)],
-                         "tricks": list(self.tricks), "changes": changes, "scores": list(self.scores)})
+                sat_out[s] += 1
+        suit = "CDHS"[trump]
+        self.history.append({"deal": self.deal_no, "dealer": self.dealer, "trump": suit,
+                             "playing": list(compress(_SEATS, playing)),
+                             "tricks": list(tricks), "changes": changes})
+        self.log.append({"type": "score", "deal": self.deal_no, "trump": suit, "factor": factor,
+                         "playing": playing, "tricks": list(tricks), "changes": changes, "scores": list(scores)})
         if min(self.scores) > 0:
             self._start_deal()
             return
@@ -1092,6 +1110,8 @@ class SuecaWorlds(WorldSampler):
             packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
             if dealing:  # the deal goes on from the hand: its packets, in order (see _start_deal)
                 world.hands[s] = packet1[s] + packet2[s]
+            elif world.phase == _TRICK:
+                world.hands[s] = sorted(held)  # as in every state at the tricks (see _playable)
         world.deck = parts[-1]
         log = world.log
         for index, kind, s, n in self.slots:
