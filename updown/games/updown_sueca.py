@@ -159,6 +159,9 @@ class Phase(IntEnum):
 
 
 _DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER = (int(p) for p in Phase)
+_PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+"""A view's ``phase`` (looked up: making the enum member at every view costs more than the rest)."""
+_DECISION_NAMES: dict[int | None, str | None] = {None: None, PLAY: "play", SIT_OUT: "sit out"}
 
 # -- events built once ---------------------------------------------------------------------------
 # Events that differ only by seat, card, suit or count are built once at import, read-only, and
@@ -251,8 +254,15 @@ GAME = UpDownSuecaGame()
 
 
 class UpDownSuecaState(State):
-    _sampled_at = 0
-    """Where in ``deck`` the last ``sample_chance`` found its card (a hint, checked before use)."""
+    # Slots: a state has more attributes than an instance dict shares keys for (30), and reading
+    # a slot is faster than a dict lookup at every step.
+    __slots__ = (
+        "game", "players", "options", "limit", "all_play_suit", "double_suit", "log", "scores",
+        "sat_out", "left", "dealer", "deal_no", "history", "winner", "chooser", "deal_log_start",
+        "phase", "deck", "hands", "discards", "played", "current", "trump", "turned", "decision",
+        "forced", "exchanged", "to_draw", "leader", "trick_no", "table", "next_player", "tricks",
+        "voids",
+    )
 
     def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
                  _empty: bool = False):
@@ -282,10 +292,11 @@ class UpDownSuecaState(State):
         self.chooser = (self.dealer + 1) % PLAYERS
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
-        self.deck = list(_ALL_CARDS)  # undealt cards, in order; after the deal, the stock
+        self.deck = list(_ALL_CARDS)  # undealt cards; after the deal, the stock
         # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
         # A hand is kept in the order its cards came: its first three cards are the first packet
-        # and the rest the second (the turned card first), until the exchange.
+        # and the rest the second (the turned card first). It is sorted when its seat begins to
+        # exchange (the stock's cards are added at the end) and again when the tricks begin.
         self.hands: list[list[int]] = [[], [], [], []]
         self.discards: list[list[int]] = [[], [], [], []]
         self.played: list[list[int]] = [[], [], [], []]
@@ -340,9 +351,7 @@ class UpDownSuecaState(State):
         if self.phase > _DRAW:
             raise IllegalAction("this is not a chance step")
         deck = self.deck  # every undealt card equally likely
-        # Where the card lies is kept, so that applying it (the usual next step) needs no search.
-        at = self._sampled_at = int(rng.random() * len(deck))
-        return deck[at]
+        return deck[int(rng.random() * len(deck))]
 
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
@@ -357,7 +366,7 @@ class UpDownSuecaState(State):
         if phase == _EXCHANGE:
             out = [DONE]
             if len(self.discards[seat]) < self.limit:
-                for c in sorted(self.hands[seat]):  # a loop: cheaper than a list comprehension here
+                for c in self.hands[seat]:  # sorted (_enter_exchange); a loop: cheaper than a comprehension
                     out.append(DISCARD + c)
             return out
         return list(_TRUMP_ACTIONS)  # _TRUMP
@@ -455,15 +464,12 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        deck = self.deck  # sorted card ids, so a card found in it is one
-        at = self._sampled_at
-        if at >= len(deck) or deck[at] != action:  # not the card sample_chance gave: look it up
-            at = bisect_left(deck, action)
-            if at == len(deck) or deck[at] != action:
-                what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
-                where = "stock" if self.phase == _DRAW else "undealt deck"
-                raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
-        del deck[at]
+        try:
+            self.deck.remove(action)  # the deck holds only card ids, so a card found in it is one
+        except ValueError:
+            what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
+            where = "stock" if self.phase == _DRAW else "undealt deck"
+            raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
         seat = self.current
         hand = self.hands[seat]
         hand.append(action)
@@ -536,6 +542,7 @@ class UpDownSuecaState(State):
             self._next_decider()
         else:
             self.phase = _EXCHANGE
+            self.hands[self.current].sort()  # sorted from its exchange on: see legal_actions
 
     def _decide(self, action: int, seat: int) -> None:
         if action == PLAY:
@@ -759,33 +766,33 @@ class UpDownSuecaState(State):
             "game": GAME.id,
             "players": PLAYERS,
             "seat": seat,
-            "phase": Phase(self.phase).name.lower(),
+            "phase": _PHASE_NAMES[self.phase],
             "deal": self.deal_no,
             "dealer": self.dealer,
             "chooser": self.chooser,
             "trump": "CDHS"[self.trump] if self.trump >= 0 else None,
             "turned": CARD_STR[self.turned] if self.turned >= 0 else None,
-            "trick_value": 2 if self.trump == self.options.double_suit else 1,
+            "trick_value": 2 if self.trump == self.double_suit else 1,
             "scores": list(self.scores),
             "sat_out": list(self.sat_out),
-            "decisions": [None if d is None else ("play" if d == PLAY else "sit out") for d in self.decision],
+            "decisions": list(map(_DECISION_NAMES.__getitem__, self.decision)),
             "forced": list(self.forced),
-            "discarded": [len(d) for d in self.discards],
+            "discarded": list(map(len, self.discards)),
             "exchanged": list(self.exchanged),
-            "hand_sizes": [len(h) for h in self.hands],
+            "hand_sizes": list(map(len, self.hands)),
             "stock": len(self.deck),
             "trick": self.trick_no,
             "leader": self.leader if self.leader >= 0 else None,
             "table": [[s, CARD_STR[c]] for s, c in self.table],
             "tricks": list(self.tricks),
             "to_act": list(self.actors()),
-            "left": [s for s in range(PLAYERS) if self.left[s]],
+            "left": list(compress(_SEATS, self.left)),
             "options": self.options.view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
-            v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
-            v["my_discards"] = [CARD_STR[c] for c in self.discards[seat]]
+            v["hand"] = list(map(CARD_STR.__getitem__, sorted(self.hands[seat])))
+            v["my_discards"] = list(map(CARD_STR.__getitem__, self.discards[seat]))
         if self.phase == _OVER:
             v["result"] = self.result().to_dict()
         return v
@@ -1110,8 +1117,8 @@ class SuecaWorlds(WorldSampler):
             packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
             if dealing:  # the deal goes on from the hand: its packets, in order (see _start_deal)
                 world.hands[s] = packet1[s] + packet2[s]
-            elif world.phase == _TRICK:
-                world.hands[s] = sorted(held)  # as in every state at the tricks (see _playable)
+            elif world.phase in (_EXCHANGE, _TRICK):
+                world.hands[s] = sorted(held)  # as in the real states (see _enter_exchange, _playable)
         world.deck = parts[-1]
         log = world.log
         for index, kind, s, n in self.slots:
