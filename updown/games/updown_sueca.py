@@ -356,7 +356,7 @@ class UpDownSuecaState(State):
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         phase = self.phase
-        if phase < _TRUMP or phase == _OVER or seat != self.current:
+        if seat != self.current or phase < _TRUMP or phase == _OVER:
             self.check_seat(seat)
             return []
         if phase == _TRICK:
@@ -476,27 +476,29 @@ class UpDownSuecaState(State):
         phase = self.phase
         if phase == _DEAL:
             if len(hand) == FIRST_PACKET:  # the hand is the first packet
+                a, b, c = sorted(hand)  # three cards, written out: cheaper than a comprehension
                 self.log.append({"type": "dealt", "seat": seat, "packet": 1,
-                                 "cards": list(map(CARD_STR.__getitem__, sorted(hand))), "to": _TO[seat]})
+                                 "cards": [CARD_STR[a], CARD_STR[b], CARD_STR[c]], "to": _TO[seat]})
                 seat = self.current = (seat + 1) % PLAYERS
                 if seat == self.chooser:
                     self.phase = _TRUMP
+        elif phase == _DEAL2:
+            if len(hand) == HAND:  # the second packet is the hand after the first three cards
+                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
+                                 "cards": [CARD_STR[hand[3]], CARD_STR[hand[4]]], "to": _TO[seat]})
+                seat = self.current = (seat + 1) % PLAYERS
+                if seat == self.chooser:
+                    self._begin_decisions()
         elif phase == _DRAW:
             self.log.append(_DRAW_EVENT[seat][action])
             self.to_draw -= 1
             if self.to_draw == 0:
                 self._next_decider()
-        elif phase == _TURN:
+        else:  # TURN
             self.turned = action
             self.trump = action // 10
             self.log.append(_TURNED_TRUMP_EVENT[seat][action])
             self.phase = _DEAL2
-        elif len(hand) == HAND:  # DEAL2: the second packet is the hand after the first three cards
-            self.log.append({"type": "dealt", "seat": seat, "packet": 2,
-                             "cards": list(map(CARD_STR.__getitem__, hand[FIRST_PACKET:])), "to": _TO[seat]})
-            seat = self.current = (seat + 1) % PLAYERS
-            if seat == self.chooser:
-                self._begin_decisions()
 
     # -- the trump, the decisions, the exchange -------------------------------------------------
     def _choose_trump(self, action: int, seat: int) -> None:
@@ -604,7 +606,6 @@ class UpDownSuecaState(State):
     def _play(self, action: int, seat: int) -> None:
         hand = self.hands[seat]
         table = self.table
-        trump = self.trump
         # A hand holds only card ids: a card in it that the rules allow is legal. The usual cases
         # (following suit, leading) are told first; a card that does not follow is checked against
         # the hand, and what it shows the seat lacks is noted in ``voids``.
@@ -616,6 +617,7 @@ class UpDownSuecaState(State):
                 for c in hand:
                     if c // 10 == led:  # could follow suit
                         self._refuse_play(action, seat)
+                trump = self.trump
                 low, high = self._overtrump()
                 overtrumps = low < action < high
                 if not overtrumps:
@@ -630,6 +632,7 @@ class UpDownSuecaState(State):
             elif action not in hand:
                 self._refuse_play(action, seat)
         else:
+            trump = self.trump
             ace = trump * 10 + 9
             if action != ace:
                 if action not in hand or ace in hand:
@@ -672,14 +675,16 @@ class UpDownSuecaState(State):
         trump = self.trump
         keys = _TRICK_KEY[trump][led]
         best_seat, best_key, best_card = -1, -1, -1
+        cards = []  # the event's [seat, card] entries, in the same loop
         for seat, card in table:
+            cards.append(_PLAYED_PAIR[seat][card])
             key = keys[card]
             if key > best_key:
                 best_seat, best_key, best_card = seat, key, card
         self.tricks[best_seat] += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick_no,
                          "leader": self.leader, "trump": "CDHS"[trump],
-                         "cards": [_PLAYED_PAIR[s][c] for s, c in table], "winner": best_seat,
+                         "cards": cards, "winner": best_seat,
                          "by_trump": best_card // 10 == trump and led != trump})
         self.table = []
         if self.trick_no == HAND:
@@ -791,8 +796,8 @@ class UpDownSuecaState(State):
             "log": self.visible_log(seat),
         }
         if seat is not None:
-            v["hand"] = list(map(CARD_STR.__getitem__, sorted(self.hands[seat])))
-            v["my_discards"] = list(map(CARD_STR.__getitem__, self.discards[seat]))
+            v["hand"] = [CARD_STR[c] for c in sorted(self.hands[seat])]
+            v["my_discards"] = [CARD_STR[c] for c in self.discards[seat]]
         if self.phase == _OVER:
             v["result"] = self.result().to_dict()
         return v
