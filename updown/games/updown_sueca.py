@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from bisect import bisect_left, bisect_right
-from itertools import compress
+from itertools import compress, product
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
@@ -184,6 +184,8 @@ _TRICK_KEY = tuple(tuple(tuple(100 + c if c // 10 == trump else (c if c // 10 ==
                          for led in range(4)) for trump in range(4))
 """``_TRICK_KEY[trump][led][card]``: what a card is worth in a trick, the highest winning: a trump
 above every other card, then a card of the suit led; any other card cannot win (-1)."""
+_ONE_ACTOR = tuple((s,) for s in _SEATS)
+"""``actors()`` when ``s`` acts (built once: asked at every decision)."""
 _TO = tuple(FrozenList([s]) for s in _SEATS)
 """The ``to`` of a seat's private events (read-only, so shared)."""
 _PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
@@ -257,11 +259,10 @@ class UpDownSuecaState(State):
     # Slots: a state has more attributes than an instance dict shares keys for (30), and reading
     # a slot is faster than a dict lookup at every step.
     __slots__ = (
-        "game", "players", "options", "limit", "all_play_suit", "double_suit", "log", "scores",
-        "sat_out", "left", "dealer", "deal_no", "history", "winner", "chooser", "deal_log_start",
+        "game", "players", "options", "options_view", "limit", "all_play_suit", "double_suit", "log",
+        "scores", "sat_out", "left", "dealer", "deal_no", "history", "winner", "chooser", "deal_log_start",
         "phase", "deck", "hands", "discards", "played", "current", "trump", "turned", "decision",
-        "forced", "exchanged", "to_draw", "leader", "trick_no", "table", "next_player", "tricks",
-        "voids",
+        "forced", "exchanged", "to_draw", "leader", "trick_no", "table", "next_player", "tricks", "voids",
     )
 
     def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
@@ -269,6 +270,7 @@ class UpDownSuecaState(State):
         self.game = game
         self.players = players
         self.options = options
+        self.options_view = options.view()  # read-only and made once per options: kept for every view
         # The options' derived figures, read at every exchange and every deal's decisions and score.
         self.limit = options.limit
         self.all_play_suit = options.all_play_suit
@@ -327,7 +329,7 @@ class UpDownSuecaState(State):
 
     def actors(self) -> tuple[int, ...]:
         if _TRUMP <= self.phase < _OVER:
-            return (self.current,)
+            return _ONE_ACTOR[self.current]
         return ()
 
     # -- chance ---------------------------------------------------------------------------------
@@ -587,9 +589,10 @@ class UpDownSuecaState(State):
         if self.current != self.chooser:
             self._enter_decision()
             return
-        playing = [s for s in range(PLAYERS) if self.decision[s] == PLAY]
-        if len(playing) == 1:
-            lone = playing[0]
+        decision = self.decision
+        playing = (decision[0] == PLAY, decision[1] == PLAY, decision[2] == PLAY, decision[3] == PLAY)
+        if playing.count(True) == 1:
+            lone = playing.index(True)
             self.tricks[lone] = HAND
             self.log.append(_LONE_EVENT[lone])
             self._score()
@@ -598,7 +601,7 @@ class UpDownSuecaState(State):
         self.leader = self.current = self.chooser
         self.trick_no = 1
         self.table = []
-        self.next_player = _next_players(self.decision)
+        self.next_player = _NEXT_PLAYERS[playing]
         for hand in self.hands:
             hand.sort()  # from now on hands are sorted (cards only leave them): see _playable
 
@@ -792,7 +795,7 @@ class UpDownSuecaState(State):
             "tricks": list(self.tricks),
             "to_act": list(self.actors()),
             "left": list(compress(_SEATS, self.left)),
-            "options": self.options.view(),
+            "options": self.options_view,
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -872,6 +875,12 @@ def _next_players(decision: Sequence[int | None]) -> tuple[int, ...]:
             after = (after + 1) % PLAYERS
         nxt.append(after)
     return tuple(nxt)
+
+
+_NEXT_PLAYERS: dict[tuple[bool, ...], tuple[int, ...]] = {
+    playing: _next_players([PLAY if p else SIT_OUT for p in playing])
+    for playing in product((False, True), repeat=PLAYERS) if sum(playing) >= 2}
+"""``_next_players`` for each way two or more seats can play (``playing[seat]``), made once."""
 
 
 def _holds(voids: list[tuple[int, int]], card: int) -> bool:
