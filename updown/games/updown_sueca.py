@@ -810,7 +810,15 @@ class UpDownSuecaState(State):
         return not any(s == vs and st > above for vs, above in self.voids[seat])
 
     def clone(self) -> UpDownSuecaState:
-        c = UpDownSuecaState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        # Made without __init__ and the lists of four written out: a search clones at every step.
+        c = UpDownSuecaState.__new__(UpDownSuecaState)
+        c.game = self.game
+        c.players = self.players
+        c.options = self.options
+        c.options_view = self.options_view
+        c.limit = self.limit
+        c.all_play_suit = self.all_play_suit
+        c.double_suit = self.double_suit
         c.log = list(self.log)
         c.scores = list(self.scores)
         c.sat_out = list(self.sat_out)
@@ -823,9 +831,12 @@ class UpDownSuecaState(State):
         c.deal_log_start = self.deal_log_start
         c.phase = self.phase
         c.deck = list(self.deck)
-        c.hands = [list(h) for h in self.hands]
-        c.discards = [list(h) for h in self.discards]
-        c.played = [list(h) for h in self.played]
+        h = self.hands
+        c.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        h = self.discards
+        c.discards = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        h = self.played
+        c.played = [h[0][:], h[1][:], h[2][:], h[3][:]]
         c.current = self.current
         c.trump = self.trump
         c.turned = self.turned
@@ -838,7 +849,8 @@ class UpDownSuecaState(State):
         c.table = list(self.table)
         c.next_player = self.next_player  # a tuple, replaced (never changed) at each deal's tricks
         c.tricks = list(self.tricks)
-        c.voids = [list(v) for v in self.voids]
+        v = self.voids
+        c.voids = [v[0][:], v[1][:], v[2][:], v[3][:]]
         c._frozen_upto = self._frozen_upto
         return c
 
