@@ -51,10 +51,11 @@ from __future__ import annotations
 import dataclasses
 import random
 from bisect import bisect_left, bisect_right
+from itertools import compress, product
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, NoReturn
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
@@ -70,6 +71,7 @@ RANKS: tuple[int, ...] = (2, 3, 4, 5, 6, 12, 11, 13, 7, 14)
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
 """Card id ``i`` is ``DECK[i]``: suit ``i // 10`` (C, D, H, S), strength ``i % 10`` (A is 9)."""
 NUM_CARDS = len(DECK)  # 40
+_ALL_CARDS = tuple(range(len(DECK)))
 CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
 _CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
 _ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
@@ -92,6 +94,7 @@ DONE = SIT_OUT + 1  # 87: end of discarding
 NUM_ACTIONS = DONE + 1  # 88 actions that can be legal: 0..87
 LEAVE = 100
 """Leaving (``State.leave_action``) is never legal, so it stands apart from the legal ids."""
+_TRUMP_ACTIONS = (TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3, TURN)
 
 
 def card_id(card: Card | str) -> int:
@@ -156,6 +159,9 @@ class Phase(IntEnum):
 
 
 _DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER = (int(p) for p in Phase)
+_PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+"""A view's ``phase`` (looked up: making the enum member at every view costs more than the rest)."""
+_DECISION_NAMES: dict[int | None, str | None] = {None: None, PLAY: "play", SIT_OUT: "sit out"}
 
 # -- events built once ---------------------------------------------------------------------------
 # Events that differ only by seat, card, suit or count are built once at import, read-only, and
@@ -174,6 +180,14 @@ _CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit"
                                   for t in range(4)) for s in _SEATS)
 _TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
                                               "turned": CARD_STR[c]}) for c in range(NUM_CARDS)) for s in _SEATS)
+_TRICK_KEY = tuple(tuple(tuple(100 + c if c // 10 == trump else (c if c // 10 == led else -1) for c in range(NUM_CARDS))
+                         for led in range(4)) for trump in range(4))
+"""``_TRICK_KEY[trump][led][card]``: what a card is worth in a trick, the highest winning: a trump
+above every other card, then a card of the suit led; any other card cannot win (-1)."""
+_ONE_ACTOR = tuple((s,) for s in _SEATS)
+"""``actors()`` when ``s`` acts (built once: asked at every decision)."""
+_TO = tuple(FrozenList([s]) for s in _SEATS)
+"""The ``to`` of a seat's private events (read-only, so shared)."""
 _PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
 """A trick event's ``[seat, card]`` entries."""
 # Why a seat has to play (``_forced_reason``), and its ``plays`` event for each reason (None: it chose to).
@@ -242,11 +256,21 @@ GAME = UpDownSuecaGame()
 
 
 class UpDownSuecaState(State):
+    # Slots: a state has more attributes than an instance dict shares keys for (30), and reading
+    # a slot is faster than a dict lookup at every step.
+    __slots__ = (
+        "game", "players", "options", "options_view", "limit", "all_play_suit", "double_suit", "log",
+        "scores", "sat_out", "left", "dealer", "deal_no", "history", "winner", "chooser", "deal_log_start",
+        "phase", "deck", "hands", "discards", "played", "current", "trump", "turned", "decision",
+        "forced", "exchanged", "to_draw", "leader", "trick_no", "table", "next_player", "tricks", "voids",
+    )
+
     def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
                  _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self.options_view = options.view()  # read-only and made once per options: kept for every view
         # The options' derived figures, read at every exchange and every deal's decisions and score.
         self.limit = options.limit
         self.all_play_suit = options.all_play_suit
@@ -270,13 +294,13 @@ class UpDownSuecaState(State):
         self.chooser = (self.dealer + 1) % PLAYERS
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
-        self.deck = list(range(NUM_CARDS))  # undealt cards; after the deal, the stock
+        self.deck = list(_ALL_CARDS)  # undealt cards; after the deal, the stock
         # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
+        # A hand is kept in the order its cards came: its first three cards are the first packet
+        # and the rest the second (the turned card first). It is sorted when its seat begins to
+        # exchange (the stock's cards are added at the end) and again when the tricks begin.
         self.hands: list[list[int]] = [[], [], [], []]
-        self.packet1: list[list[int]] = [[], [], [], []]
-        self.packet2: list[list[int]] = [[], [], [], []]
         self.discards: list[list[int]] = [[], [], [], []]
-        self.drawn: list[list[int]] = [[], [], [], []]
         self.played: list[list[int]] = [[], [], [], []]
         self.current = self.chooser  # seat being dealt to, deciding, exchanging, or to play
         self.trump = -1
@@ -288,6 +312,7 @@ class UpDownSuecaState(State):
         self.leader = -1
         self.trick_no = 0
         self.table: list[tuple[int, int]] = []
+        self.next_player: tuple[int, ...] = ()  # set when the tricks begin (``_next_players``)
         self.tricks = [0] * PLAYERS
         # What each seat's play revealed it does not hold: per seat, (suit, above) pairs meaning
         # "no card of ``suit`` stronger than ``above``" (above -1: none of the suit at all).
@@ -304,7 +329,7 @@ class UpDownSuecaState(State):
 
     def actors(self) -> tuple[int, ...]:
         if _TRUMP <= self.phase < _OVER:
-            return (self.current,)
+            return _ONE_ACTOR[self.current]
         return ()
 
     # -- chance ---------------------------------------------------------------------------------
@@ -333,7 +358,7 @@ class UpDownSuecaState(State):
     # -- decisions ------------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         phase = self.phase
-        if phase < _TRUMP or phase == _OVER or seat != self.current:
+        if seat != self.current or phase < _TRUMP or phase == _OVER:
             self.check_seat(seat)
             return []
         if phase == _TRICK:
@@ -343,27 +368,27 @@ class UpDownSuecaState(State):
         if phase == _EXCHANGE:
             out = [DONE]
             if len(self.discards[seat]) < self.limit:
-                for c in sorted(self.hands[seat]):  # a loop: cheaper than a list comprehension here
+                for c in self.hands[seat]:  # sorted (_enter_exchange); a loop: cheaper than a comprehension
                     out.append(DISCARD + c)
             return out
-        return [TRUMP + s for s in range(4)] + [TURN]  # _TRUMP
+        return list(_TRUMP_ACTIONS)  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        hand = sorted(self.hands[seat])
+        hand = self.hands[seat]  # sorted during the tricks
         table = self.table
         if not table:
             ace = self.trump * 10 + 9
             if ace in hand:
                 return [ace]
-            return hand
+            return hand[:]
         # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
-        # the table's, are a slice of the sorted hand.
+        # the table's, are a slice of the sorted hand (always a new list).
         led = table[0][1] // 10 * 10
         follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
         if follow:
             return follow
         low, high = self._overtrump()
-        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand
+        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
 
     def _overtrump(self) -> tuple[int, int]:
         """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
@@ -374,26 +399,6 @@ class UpDownSuecaState(State):
             if c > low and c // 10 == trump:
                 low = c
         return low, trump * 10 + 10
-
-    def _may_play(self, hand: list[int], card: int) -> bool:
-        """Whether ``card`` (in ``hand``) is one of ``_playable``'s cards, without listing them."""
-        table = self.table
-        if not table:
-            ace = self.trump * 10 + 9
-            return card == ace or ace not in hand
-        led = table[0][1] // 10
-        if card // 10 == led:
-            return True
-        for c in hand:
-            if c // 10 == led:
-                return False
-        low, high = self._overtrump()
-        if low < card < high:
-            return True
-        for c in hand:
-            if low < c < high:
-                return False
-        return True
 
     def leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
@@ -461,47 +466,41 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        deck = self.deck  # holds only card ids, so a card found in it is one
         try:
-            index = deck.index(action)
+            self.deck.remove(action)  # the deck holds only card ids, so a card found in it is one
         except ValueError:
             what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             where = "stock" if self.phase == _DRAW else "undealt deck"
             raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
-        del deck[index]
         seat = self.current
-        self.hands[seat].append(action)
+        hand = self.hands[seat]
+        hand.append(action)
         phase = self.phase
         if phase == _DEAL:
-            packet = self.packet1[seat]
-            packet.append(action)
-            if len(packet) == FIRST_PACKET:
+            if len(hand) == FIRST_PACKET:  # the hand is the first packet
+                a, b, c = sorted(hand)  # three cards, written out: cheaper than a comprehension
                 self.log.append({"type": "dealt", "seat": seat, "packet": 1,
-                                 "cards": [CARD_STR[c] for c in sorted(packet)], "to": [seat]})
-                self.current = (seat + 1) % PLAYERS
-                if self.current == self.chooser:
+                                 "cards": [CARD_STR[a], CARD_STR[b], CARD_STR[c]], "to": _TO[seat]})
+                seat = self.current = (seat + 1) % PLAYERS
+                if seat == self.chooser:
                     self.phase = _TRUMP
+        elif phase == _DEAL2:
+            if len(hand) == HAND:  # the second packet is the hand after the first three cards
+                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
+                                 "cards": [CARD_STR[hand[3]], CARD_STR[hand[4]]], "to": _TO[seat]})
+                seat = self.current = (seat + 1) % PLAYERS
+                if seat == self.chooser:
+                    self._begin_decisions()
         elif phase == _DRAW:
-            self.drawn[seat].append(action)
             self.log.append(_DRAW_EVENT[seat][action])
             self.to_draw -= 1
             if self.to_draw == 0:
                 self._next_decider()
-        elif phase == _TURN:
-            self.packet2[seat].append(action)
+        else:  # TURN
             self.turned = action
-            self.trump = suit_of(action)
+            self.trump = action // 10
             self.log.append(_TURNED_TRUMP_EVENT[seat][action])
             self.phase = _DEAL2
-        else:  # DEAL2
-            packet = self.packet2[seat]
-            packet.append(action)
-            if len(packet) == HAND - FIRST_PACKET:
-                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
-                                 "cards": [CARD_STR[c] for c in packet], "to": [seat]})
-                self.current = (seat + 1) % PLAYERS
-                if self.current == self.chooser:
-                    self._begin_decisions()
 
     # -- the trump, the decisions, the exchange -------------------------------------------------
     def _choose_trump(self, action: int, seat: int) -> None:
@@ -547,6 +546,7 @@ class UpDownSuecaState(State):
             self._next_decider()
         else:
             self.phase = _EXCHANGE
+            self.hands[self.current].sort()  # sorted from its exchange on: see legal_actions
 
     def _decide(self, action: int, seat: int) -> None:
         if action == PLAY:
@@ -589,9 +589,10 @@ class UpDownSuecaState(State):
         if self.current != self.chooser:
             self._enter_decision()
             return
-        playing = [s for s in range(PLAYERS) if self.decision[s] == PLAY]
-        if len(playing) == 1:
-            lone = playing[0]
+        decision = self.decision
+        playing = (decision[0] == PLAY, decision[1] == PLAY, decision[2] == PLAY, decision[3] == PLAY)
+        if playing.count(True) == 1:
+            lone = playing.index(True)
             self.tricks[lone] = HAND
             self.log.append(_LONE_EVENT[lone])
             self._score()
@@ -600,35 +601,64 @@ class UpDownSuecaState(State):
         self.leader = self.current = self.chooser
         self.trick_no = 1
         self.table = []
+        self.next_player = _NEXT_PLAYERS[playing]
+        for hand in self.hands:
+            hand.sort()  # from now on hands are sorted (cards only leave them): see _playable
 
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
         hand = self.hands[seat]
-        # A hand holds only card ids: a card in it that the rules allow is legal (the checks with
-        # their messages, in order, when it is not).
-        if action not in hand or not self._may_play(hand, action):
-            if not 0 <= action < NUM_CARDS:
-                raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
-            if action not in hand:
-                raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
-            raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
         table = self.table
+        # A hand holds only card ids: a card in it that the rules allow is legal. The usual cases
+        # (following suit, leading) are told first; a card that does not follow is checked against
+        # the hand, and what it shows the seat lacks is noted in ``voids``.
         if table:
-            if action // 10 != table[0][1] // 10:
-                self._note_voids(seat, action)
-        elif action != self.trump * 10 + 9:
-            self.voids[seat].append((self.trump, 8))  # led without the ace of trumps: does not hold it
+            led = table[0][1] // 10
+            if action // 10 != led:
+                if action not in hand:
+                    self._refuse_play(action, seat)
+                for c in hand:
+                    if c // 10 == led:  # could follow suit
+                        self._refuse_play(action, seat)
+                trump = self.trump
+                low, high = self._overtrump()
+                overtrumps = low < action < high
+                if not overtrumps:
+                    for c in hand:
+                        if low < c < high:  # could trump (or overtrump)
+                            self._refuse_play(action, seat)
+                voids = self.voids[seat]
+                voids.append((led, -1))
+                if not overtrumps:
+                    # Had to trump and did not: holds no trump (-1), or none above the best on the table.
+                    voids.append((trump, low - trump * 10))
+            elif action not in hand:
+                self._refuse_play(action, seat)
+        else:
+            trump = self.trump
+            ace = trump * 10 + 9
+            if action != ace:
+                if action not in hand or ace in hand:
+                    self._refuse_play(action, seat)
+                self.voids[seat].append((trump, 8))  # led without the ace of trumps: does not hold it
+            elif action not in hand:
+                self._refuse_play(action, seat)
         hand.remove(action)
         self.played[seat].append(action)
         table.append((seat, action))
-        decision = self.decision
-        nxt = (seat + 1) % PLAYERS
-        while decision[nxt] != PLAY:
-            nxt = (nxt + 1) % PLAYERS
+        nxt = self.next_player[seat]
         if nxt != self.leader:
             self.current = nxt
             return
         self._resolve()
+
+    def _refuse_play(self, action: int, seat: int) -> NoReturn:
+        """Why ``action`` cannot be played by ``seat``, checked in order."""
+        if not 0 <= action < NUM_CARDS:
+            raise IllegalAction(f"play a card, not {GAME.action_name(action)}")
+        if action not in self.hands[seat]:
+            raise IllegalAction(f"{CARD_STR[action]} is not in seat {seat}'s hand")
+        raise IllegalAction(f"{CARD_STR[action]} breaks the play rules: {self._why(seat)}")
 
     def _why(self, seat: int) -> str:
         legal = self._playable(seat)
@@ -642,36 +672,22 @@ class UpDownSuecaState(State):
             return f"play a trump higher than {Card.parse(CARD_STR[max(on_table)]).pretty}"
         return f"without {Suit(led).symbol}, play a trump"
 
-    def _note_voids(self, seat: int, card: int) -> None:
-        """Record what not following (or not trumping) shows about the rest of ``seat``'s hand."""
-        led = suit_of(self.table[0][1])
-        s = suit_of(card)
-        if s == led:
-            return
-        voids = self.voids[seat]
-        voids.append((led, -1))
-        trump = self.trump
-        on_table = [c for _, c in self.table if c // 10 == trump]
-        if not on_table:
-            if s != trump:
-                voids.append((trump, -1))  # had to trump and did not: holds none
-        elif s != trump or card < max(on_table):
-            voids.append((trump, strength(max(on_table))))  # had to overtrump and did not
-
     def _resolve(self) -> None:
         table = self.table
         led = table[0][1] // 10
         trump = self.trump
+        keys = _TRICK_KEY[trump][led]
         best_seat, best_key, best_card = -1, -1, -1
+        cards = []  # the event's [seat, card] entries, in the same loop
         for seat, card in table:
-            s = card // 10
-            key = 100 + card if s == trump else (card if s == led else -1)
+            cards.append(_PLAYED_PAIR[seat][card])
+            key = keys[card]
             if key > best_key:
                 best_seat, best_key, best_card = seat, key, card
         self.tricks[best_seat] += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick_no,
                          "leader": self.leader, "trump": "CDHS"[trump],
-                         "cards": [_PLAYED_PAIR[s][c] for s, c in table], "winner": best_seat,
+                         "cards": cards, "winner": best_seat,
                          "by_trump": best_card // 10 == trump and led != trump})
         self.table = []
         if self.trick_no == HAND:
@@ -682,21 +698,26 @@ class UpDownSuecaState(State):
 
     # -- scoring and the end --------------------------------------------------------------------
     def _score(self) -> None:
-        factor = 2 if self.trump == self.double_suit else 1
-        changes = [0] * PLAYERS
-        for s in range(PLAYERS):
-            if self.decision[s] == PLAY:
-                changes[s] = -self.tricks[s] * factor if self.tricks[s] else 5 * factor
-                self.sat_out[s] = 0
+        trump = self.trump
+        factor = 2 if trump == self.double_suit else 1
+        decision, tricks, scores, sat_out = self.decision, self.tricks, self.scores, self.sat_out
+        # Four seats, written out: cheaper than a comprehension at every deal.
+        playing = [decision[0] == PLAY, decision[1] == PLAY, decision[2] == PLAY, decision[3] == PLAY]
+        changes = [0, 0, 0, 0]
+        for s in _SEATS:
+            if playing[s]:
+                taken = tricks[s]
+                changes[s] = change = -taken * factor if taken else 5 * factor
+                scores[s] += change
+                sat_out[s] = 0
             else:
-                self.sat_out[s] += 1
-            self.scores[s] += changes[s]
-        self.history.append({"deal": self.deal_no, "dealer": self.dealer, "trump": "CDHS"[self.trump],
-                             "playing": [s for s in range(PLAYERS) if self.decision[s] == PLAY],
-                             "tricks": list(self.tricks), "changes": changes})
-        self.log.append({"type": "score", "deal": self.deal_no, "trump": "CDHS"[self.trump],
-                         "factor": factor, "playing": [self.decision[s] == PLAY for s in range(PLAYERS)],
-                         "tricks": list(self.tricks), "changes": changes, "scores": list(self.scores)})
+                sat_out[s] += 1
+        suit = "CDHS"[trump]
+        self.history.append({"deal": self.deal_no, "dealer": self.dealer, "trump": suit,
+                             "playing": list(compress(_SEATS, playing)),
+                             "tricks": list(tricks), "changes": changes})
+        self.log.append({"type": "score", "deal": self.deal_no, "trump": suit, "factor": factor,
+                         "playing": playing, "tricks": list(tricks), "changes": changes, "scores": list(scores)})
         if min(self.scores) > 0:
             self._start_deal()
             return
@@ -753,28 +774,28 @@ class UpDownSuecaState(State):
             "game": GAME.id,
             "players": PLAYERS,
             "seat": seat,
-            "phase": Phase(self.phase).name.lower(),
+            "phase": _PHASE_NAMES[self.phase],
             "deal": self.deal_no,
             "dealer": self.dealer,
             "chooser": self.chooser,
             "trump": "CDHS"[self.trump] if self.trump >= 0 else None,
             "turned": CARD_STR[self.turned] if self.turned >= 0 else None,
-            "trick_value": 2 if self.trump == self.options.double_suit else 1,
+            "trick_value": 2 if self.trump == self.double_suit else 1,
             "scores": list(self.scores),
             "sat_out": list(self.sat_out),
-            "decisions": [None if d is None else ("play" if d == PLAY else "sit out") for d in self.decision],
+            "decisions": list(map(_DECISION_NAMES.__getitem__, self.decision)),
             "forced": list(self.forced),
-            "discarded": [len(d) for d in self.discards],
+            "discarded": list(map(len, self.discards)),
             "exchanged": list(self.exchanged),
-            "hand_sizes": [len(h) for h in self.hands],
+            "hand_sizes": list(map(len, self.hands)),
             "stock": len(self.deck),
             "trick": self.trick_no,
             "leader": self.leader if self.leader >= 0 else None,
             "table": [[s, CARD_STR[c]] for s, c in self.table],
             "tricks": list(self.tricks),
             "to_act": list(self.actors()),
-            "left": [s for s in range(PLAYERS) if self.left[s]],
-            "options": self.options.view(),
+            "left": list(compress(_SEATS, self.left)),
+            "options": self.options_view,
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -789,7 +810,15 @@ class UpDownSuecaState(State):
         return not any(s == vs and st > above for vs, above in self.voids[seat])
 
     def clone(self) -> UpDownSuecaState:
-        c = UpDownSuecaState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        # Made without __init__ and the lists of four written out: a search clones at every step.
+        c = UpDownSuecaState.__new__(UpDownSuecaState)
+        c.game = self.game
+        c.players = self.players
+        c.options = self.options
+        c.options_view = self.options_view
+        c.limit = self.limit
+        c.all_play_suit = self.all_play_suit
+        c.double_suit = self.double_suit
         c.log = list(self.log)
         c.scores = list(self.scores)
         c.sat_out = list(self.sat_out)
@@ -802,12 +831,12 @@ class UpDownSuecaState(State):
         c.deal_log_start = self.deal_log_start
         c.phase = self.phase
         c.deck = list(self.deck)
-        c.hands = [list(h) for h in self.hands]
-        c.packet1 = [list(h) for h in self.packet1]
-        c.packet2 = [list(h) for h in self.packet2]
-        c.discards = [list(h) for h in self.discards]
-        c.drawn = [list(h) for h in self.drawn]
-        c.played = [list(h) for h in self.played]
+        h = self.hands
+        c.hands = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        h = self.discards
+        c.discards = [h[0][:], h[1][:], h[2][:], h[3][:]]
+        h = self.played
+        c.played = [h[0][:], h[1][:], h[2][:], h[3][:]]
         c.current = self.current
         c.trump = self.trump
         c.turned = self.turned
@@ -818,8 +847,10 @@ class UpDownSuecaState(State):
         c.leader = self.leader
         c.trick_no = self.trick_no
         c.table = list(self.table)
+        c.next_player = self.next_player  # a tuple, replaced (never changed) at each deal's tricks
         c.tricks = list(self.tricks)
-        c.voids = [list(v) for v in self.voids]
+        v = self.voids
+        c.voids = [v[0][:], v[1][:], v[2][:], v[3][:]]
         c._frozen_upto = self._frozen_upto
         return c
 
@@ -845,6 +876,23 @@ def _voids_of(tricks: Sequence[Sequence[tuple[int, int]]], trump: int) -> list[l
             elif s != trump or card < max(on_table):
                 voids[seat].append((trump, strength(max(on_table))))
     return voids
+
+
+def _next_players(decision: Sequence[int | None]) -> tuple[int, ...]:
+    """For each seat, the next seat in playing order that plays this deal."""
+    nxt = []
+    for seat in range(PLAYERS):
+        after = (seat + 1) % PLAYERS
+        while decision[after] != PLAY:
+            after = (after + 1) % PLAYERS
+        nxt.append(after)
+    return tuple(nxt)
+
+
+_NEXT_PLAYERS: dict[tuple[bool, ...], tuple[int, ...]] = {
+    playing: _next_players([PLAY if p else SIT_OUT for p in playing])
+    for playing in product((False, True), repeat=PLAYERS) if sum(playing) >= 2}
+"""``_next_players`` for each way two or more seats can play (``playing[seat]``), made once."""
 
 
 def _holds(voids: list[tuple[int, int]], card: int) -> bool:
@@ -915,6 +963,7 @@ class SuecaWorlds(WorldSampler):
         st.leader = view["leader"] if view["leader"] is not None else -1
         st.trick_no = view["trick"]
         st.table = [(s, _fast_id(c)) for s, c in view["table"]]
+        st.next_player = _next_players(st.decision) if phase == _TRICK else ()
         st.tricks = list(view["tricks"])
         sizes = view["hand_sizes"]
         discarded = view["discarded"]
@@ -933,7 +982,6 @@ class SuecaWorlds(WorldSampler):
         last_exchange = -1
         tricks: list[list[tuple[int, int]]] = []
         own_events: dict[tuple[str, int], Event] = {}
-        own_drawn: list[int] = []
         for e in segment:
             kind = e["type"]
             if kind == "trick":
@@ -942,8 +990,6 @@ class SuecaWorlds(WorldSampler):
                 last_exchange = e["seat"]
             elif kind == "dealt" and e["seat"] == seat:
                 own_events[("dealt", e["packet"])] = e
-            elif kind == "draw" and e["seat"] == seat:
-                own_drawn.append(_fast_id(e["card"]))
         if st.table:
             tricks.append(st.table)
         st.voids = voids = _voids_of(tricks, trump) if trump >= 0 else [[] for _ in range(PLAYERS)]
@@ -981,11 +1027,10 @@ class SuecaWorlds(WorldSampler):
                 own_p2.insert(0, turned)
         if not p1_event and phase != _DEAL:
             own_p1 = []
+        if phase in (_DEAL, _TRUMP, _TURN, _DEAL2):
+            hand = own_p1 + own_p2  # during the deal a hand is its packets, in order (see _start_deal)
         st.hands = [list(hand) if s == seat else [] for s in range(PLAYERS)]
         st.discards = [list(mine) if s == seat else [] for s in range(PLAYERS)]
-        st.drawn = [list(own_drawn) if s == seat else [] for s in range(PLAYERS)]
-        st.packet1 = [list(own_p1) if s == seat else [] for s in range(PLAYERS)]
-        st.packet2 = [list(own_p2) if s == seat and (p2_event or phase == _DEAL2) else [] for s in range(PLAYERS)]
         st.deck = []
         # Draws each other seat has made: all its discards' worth, unless it is drawing now.
         self.draws = [discarded[s] - (HAND - sizes[s] if phase == _DRAW and s == current else 0)
@@ -1076,6 +1121,10 @@ class SuecaWorlds(WorldSampler):
         if turned_bin >= 0:
             parts[turned_bin].append(world.turned)
         chooser, turned = world.chooser, world.turned
+        dealing = world.phase in (_DEAL, _TRUMP, _TURN, _DEAL2)
+        packet1: dict[int, list[int]] = {}
+        packet2: dict[int, list[int]] = {}
+        drawn: dict[int, list[int]] = {}
         for i, s in enumerate(self.others):
             held, gone = parts[i], parts[i + 3]
             rng.shuffle(gone)
@@ -1085,23 +1134,26 @@ class SuecaWorlds(WorldSampler):
             kept = [c for c in held + world.played[s] if c != turned or s != chooser]
             rng.shuffle(kept)
             draws = self.draws[s]
-            world.drawn[s] = kept[:draws]
+            drawn[s] = kept[:draws]
             dealt = kept[draws:] + gone
             dealt = [c for c in dealt if c != turned or s != chooser]
             rng.shuffle(dealt)
             n1 = min(FIRST_PACKET, len(dealt))
-            world.packet1[s] = dealt[:n1]
-            world.packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
+            packet1[s] = dealt[:n1]
+            packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
+            if dealing:  # the deal goes on from the hand: its packets, in order (see _start_deal)
+                world.hands[s] = packet1[s] + packet2[s]
+            elif world.phase in (_EXCHANGE, _TRICK):
+                world.hands[s] = sorted(held)  # as in the real states (see _enter_exchange, _playable)
         world.deck = parts[-1]
         log = world.log
         for index, kind, s, n in self.slots:
             if kind == "dealt":
-                packet = world.packet1[s] if n == 1 else world.packet2[s]
-                cards = sorted(packet) if n == 1 else packet
+                cards = sorted(packet1[s]) if n == 1 else packet2[s]
                 log[index] = FrozenDict({"type": "dealt", "seat": s, "packet": n,
                                          "cards": FrozenList([CARD_STR[c] for c in cards]), "to": FrozenList([s])})
             else:
-                source = world.discards[s] if kind == "discard" else world.drawn[s]
+                source = world.discards[s] if kind == "discard" else drawn[s]
                 log[index] = FrozenDict({"type": kind, "seat": s, "card": CARD_STR[source[n]],
                                          "to": FrozenList([s])})
         world._frozen_upto = len(log)
