@@ -41,8 +41,9 @@ def _filtered(log: list[Any], seat: int | None) -> list[Any]:
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)
 def test_visible_log_is_the_log_filtered_for_the_seat_as_states_grow_clone_and_are_drawn(game: Game[Any]) -> None:
-    """Views keep each seat's visible events between calls; they must always equal a fresh filter
-    of the log, on the state itself, on clones going their own way, and on worlds drawn from a view."""
+    """Views keep each seat's visible events between calls (clones start from their original's);
+    they must always equal a fresh filter of the log, on the state itself, on clones going their
+    own way after the original has gone on, and on worlds drawn from a view."""
     state = game.new_state(game.max_players)
     rng = random.Random(11)
     seats: list[int | None] = [None, *range(state.players)]
@@ -53,7 +54,8 @@ def test_visible_log_is_the_log_filtered_for_the_seat_as_states_grow_clone_and_a
         for s in seats:
             assert state.visible_log(s) == _filtered(state.log, s)
         if step % 40 == 5:
-            clones.append(state.clone())
+            clones.append(state.clone())  # starts from the original's filtered events
+            clones.append(clones[-1].clone())  # a clone of a clone that never showed a view
             seat = state.actors()[0] if not state.is_chance() else 0
             world = game.sample_world(state.view(seat), rng)
             world.view(seat)  # fill the world's cache, then check it against its own log

@@ -83,6 +83,8 @@ def scalar_deal_values(
         start = world.progress()
         seed = rng.getrandbits(64)
         before = _valuations(world, policies) if valued else None
+        for k in range(world.players):  # filtered once here, the clones start from it
+            world.visible_log(k)
         for j, action in enumerate(legal):
             w = world.clone()
             others = [(k, policies[k].act(w.view(k), w.legal_actions(k))) for k in w.actors() if k != seat]

@@ -184,6 +184,8 @@ class State(ABC):
     _frozen_upto: int = 0
     """Events before this index of ``log`` are read-only (frozen when first shown in a view)."""
     _visible: tuple[list[Event], dict[int | None, tuple[int, list[Event]]]] | None = None
+    _visible_base: dict[int | None, tuple[int, list[Event], int]] | None = None
+    """For a clone: where its seats' visible events start (see :meth:`_visible_snapshot`)."""
     """:meth:`visible_log`'s events per seat so far, for this ``log`` list (not copied by clones)."""
 
     # -- who acts -------------------------------------------------------------------------------
@@ -276,7 +278,14 @@ class State(ABC):
         cache = self._visible
         if cache is None or cache[0] is not log:
             cache = self._visible = (log, {})
-        upto, seen = cache[1].get(seat, (0, []))
+        entry = cache[1].get(seat)
+        if entry is None:
+            # A clone starts from what its original had filtered (its log began as a copy).
+            base = self._visible_base
+            got = base.get(seat) if base is not None else None
+            entry = (0, []) if got is None else (got[0], got[1][:got[2]])
+            cache[1][seat] = entry
+        upto, seen = entry
         if upto < len(log):
             if seat is None:
                 seen.extend(e for e in log[upto:] if "to" not in e)
@@ -284,6 +293,16 @@ class State(ABC):
                 seen.extend(e for e in log[upto:] if "to" not in e or seat in e["to"])
             cache[1][seat] = (len(log), seen)
         return list(seen)
+
+    def _visible_snapshot(self) -> dict[int | None, tuple[int, list[Event], int]] | None:
+        """For :meth:`clone`: each seat's visible events so far, as (log length, list, how many of
+        the list), so that a clone's first view copies them instead of filtering its whole log
+        again. The lists are shared, not copied: their owner only ever appends to them. A clone
+        must begin with a copy of this state's log, and set ``_visible_base`` to this."""
+        cache = self._visible
+        if cache is None or cache[0] is not self.log:
+            return self._visible_base  # not viewed since it was cloned: what it started from
+        return {seat: (upto, seen, len(seen)) for seat, (upto, seen) in cache[1].items()}
 
     def check_seat(self, seat: object) -> int:
         """``seat`` if it is a seat of this game; otherwise IllegalAction (no negative indexing)."""

@@ -764,6 +764,7 @@ class EuchreState(State):
         c.active = self.active
         c.next_seat = self.next_seat
         c._frozen_upto = self._frozen_upto
+        c._visible_base = self._visible_snapshot()
         return c
 
 

@@ -686,6 +686,7 @@ class UpOrDownState(State):
         c.taken = self.taken
         c._actors = self._actors
         c._frozen_upto = self._frozen_upto
+        c._visible_base = self._visible_snapshot()
         return c
 
 

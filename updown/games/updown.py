@@ -726,6 +726,7 @@ class UpDownState(State):
         c._all_seats = self._all_seats
         c._own = self._own
         c._frozen_upto = self._frozen_upto
+        c._visible_base = self._visible_snapshot()
         return c
 
 

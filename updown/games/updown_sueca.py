@@ -852,6 +852,7 @@ class UpDownSuecaState(State):
         v = self.voids
         c.voids = [v[0][:], v[1][:], v[2][:], v[3][:]]
         c._frozen_upto = self._frozen_upto
+        c._visible_base = self._visible_snapshot()
         return c
 
 
