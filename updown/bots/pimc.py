@@ -25,7 +25,6 @@ that promise a time (the decision is then the machine's business, not the seed's
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 import time
@@ -202,14 +201,12 @@ class PimcBot(Bot):
         deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
         sampler = self.game.world_sampler(view)
         if self.game.id not in ENGINES:
-            first = sampler.draw(self.rng)
-            policies = self._scalar_policies(first.players)
+            policies = self._scalar_policies(view["players"])
             draw = sampler.draw
             if self.infer and all(callable(getattr(p, "likelihood", None)) for p in policies):
                 draw = lambda rng: self._inferred(sampler, policies, rng)  # noqa: E731
-                first = draw(self.rng)
             # Worlds are drawn as they are played on, so a time budget saves the drawing too.
-            worlds = itertools.chain([first], (draw(self.rng) for _ in range(self.worlds - 1)))
+            worlds = (draw(self.rng) for _ in range(self.worlds))
             means, errors, self.used = scalar_deal_values(
                 worlds, self.seat, legal, policies, self.rng,
                 deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
