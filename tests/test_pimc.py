@@ -340,20 +340,23 @@ def test_sueca_greedy_likelihood_explains_its_own_choices_and_no_others():
     # is its own choice, so it is explained); the other seats stay explained.
     from updown.games.updown_sueca import PLAY, SIT_OUT
 
-    changed: list[tuple[int, int]] = []
+    for seed in range(5, 25):  # the first match whose changed deal goes on to its tricks
+        changed: list[tuple[int, int]] = []
 
-    def deviate(state: State, seat: int, legal: Any, pick: int) -> int:
-        view = state.view(seat)
-        if changed or view["deal"] < 2 or view["phase"] != "decide":
-            return pick
-        changed.append((seat, view["deal"]))
-        return {PLAY: SIT_OUT, SIT_OUT: PLAY}[pick]
+        def deviate(state: State, seat: int, legal: Any, pick: int) -> int:
+            view = state.view(seat)
+            if changed or view["deal"] < 2 or view["phase"] != "decide":
+                return pick
+            changed.append((seat, view["deal"]))
+            return {PLAY: SIT_OUT, SIT_OUT: PLAY}[pick]
 
-    steps = _sueca_greedy_game(5, deviate)
-    seat, deal = changed[0]
-    slip = steps[0][1][seat].slip
-    later = [(s, t) for s, t in steps if s.view(seat)["deal"] == deal and s.view(seat)["phase"] == "trick"]
+        steps = _sueca_greedy_game(seed, deviate)
+        seat, deal = changed[0]
+        later = [(s, t) for s, t in steps if s.view(seat)["deal"] == deal and s.view(seat)["phase"] == "trick"]
+        if later:
+            break
     assert later
+    slip = steps[0][1][seat].slip
     for state, table in later:
         assert [table[k].likelihood(state.view(k)) for k in range(4)] == [
             slip if k == seat else 1.0 for k in range(4)]

@@ -6,10 +6,15 @@
   and sevens); it plays when the expected tricks outweigh the penalty of taking none
   (``E[tricks] > penalty x P(no trick)``), a little more boldly when its score is low, since every
   trick then brings it close to 0, and when few others have chosen to play.
-* Exchange: throws its off-suit cards below the seven (they rarely win) and keeps trumps, aces, sevens.
+* Exchange: throws its off-suit cards other than aces (they rarely win) and keeps trumps and aces.
 * Tricks: on lead, a card that is the best left of its suit (a trump first), else its lowest
-  off-suit card; following, the cheapest card that wins if it is the last to play, else the strongest
-  winner; when nothing wins, its least useful card.
+  off-suit card; following, the cheapest card that wins (the higher ones are kept for later
+  tricks: the players after it may have nothing higher, since half the deck is in the stock, and
+  must overtrump a trump if they can); when nothing wins, its least useful card.
+
+Against three copies of the rule before these last two changes (it threw only cards below the
+seven, and played its strongest winner unless last to play), this rule won 0.351 ± 0.010 of 2,000
+matches (``docs/bots.md``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from updown.games.updown_sueca import (
 
 _TRUMP_CHANCE = (0.35, 0.35, 0.38, 0.4, 0.42, 0.5, 0.6, 0.72, 0.85, 1.0)  # by strength 2..A
 _SIDE_CHANCE = (0, 0, 0, 0, 0, 0.02, 0.04, 0.12, 0.3, 0.6)
+_ACE = 9  # strength of the ace, the highest card of a suit
 
 
 class UpDownSuecaGreedy(Bot):
@@ -119,7 +125,7 @@ class UpDownSuecaGreedy(Bot):
         for p in chances:
             none *= 1.0 - p
         # A few weak side cards will be swapped: a small bonus for the exchange.
-        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < 8)
+        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < _ACE)
         expected += 0.15 * weak
         none *= 0.9 ** weak
         boldness = 1.0
@@ -136,7 +142,7 @@ class UpDownSuecaGreedy(Bot):
         for a in legal:
             if DISCARD <= a < DISCARD + NUM_CARDS:
                 c = a - DISCARD
-                if suit_of(c) != trump and strength(c) < 8:
+                if suit_of(c) != trump and strength(c) < _ACE:
                     return a
         return DONE
 
@@ -157,13 +163,9 @@ class UpDownSuecaGreedy(Bot):
             return 100 + card if s == trump else (card if s == led else -1)
 
         best = max(key(c) for _, c in table)
-        playing = [s for s, d in enumerate(view["decisions"]) if d == "play"]
-        last = len(table) == len(playing) - 1
         winners = [c for c in legal if key(c) > best]
         if winners:
-            if last:
-                return min(winners, key=key)
-            return max(winners, key=key)
+            return min(winners, key=key)
         # Nothing wins: keep trumps and high cards, throw the weakest.
         return min(legal, key=lambda c: (suit_of(c) == trump, strength(c), c))
 
