@@ -13,8 +13,8 @@
   must overtrump a trump if they can); when nothing wins, its least useful card.
 
 Against three copies of the rule before these last two changes (it threw only cards below the
-seven, and played its strongest winner unless last to play), this rule won 0.351 ± 0.010 of 2,000
-matches (``docs/bots.md``).
+seven, and played its strongest winner unless last to play), this rule won 0.350 ± 0.010 of 2,000
+matches (``benchmarks/sueca_rules.py``, ``docs/bots.md``).
 """
 
 from __future__ import annotations
@@ -193,9 +193,10 @@ class UpDownSuecaGreedy(Bot):
 
 class UpDownSuecaNormal(PimcBot):
     """``pimc`` with the greedy bot playing every seat to the end of the deal, anchored to the
-    greedy rule's own choice (two paired standard errors): against greedy in the other seats,
-    with 30 worlds, it won 0.400 of matches anchored and 0.125 without (the best of noisy means
-    left the rule on noise); with 100 worlds unanchored, 0.375 (docs/bots.md)."""
+    greedy rule's own choice (two paired standard errors). Against the earlier greedy rule in the
+    other seats, with 30 worlds, it won 0.400 of matches anchored and 0.125 without (the best of
+    noisy means left the rule on noise). Against the present rule, which it also plays out, it
+    has not been measured to gain (docs/bots.md, sixth pass)."""
 
     name = "normal"
     description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
