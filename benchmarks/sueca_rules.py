@@ -32,42 +32,14 @@ from updown.bots.updown_sueca_greedy import UpDownSuecaGreedy
 from updown.core.driver import play_game
 from updown.core.protocol import View
 from updown.core.registry import get_game
-from updown.games.updown_sueca import DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, card_id, strength, suit_of
+from updown.games.updown_sueca import card_id, suit_of
 from updown.simulate import game_seeds, seeded
 
-_SEVEN = 8  # strength of the seven, below the ace
+_SEVEN = 8  # strength of the seven: the earlier rule swapped only side cards below it
 
 
 class _Variant(UpDownSuecaGreedy):
     strongest = False  # follow with the strongest winner unless last to play
-    keep_sevens = False  # swap only side cards below the seven
-
-    def _exchange(self, legal: Sequence[int], trump: int) -> int:  # type: ignore[override]
-        if not self.keep_sevens:
-            return UpDownSuecaGreedy._exchange(legal, trump)
-        for a in legal:
-            if DISCARD <= a < DISCARD + NUM_CARDS and suit_of(a - DISCARD) != trump and strength(a - DISCARD) < _SEVEN:
-                return a
-        return DONE
-
-    def _decide(self, view: View, hand: list[int], trump: int) -> int:
-        if not self.keep_sevens:
-            return super()._decide(view, hand, trump)
-        # The earlier allowance for the exchange: the side cards below the seven.
-        chances = self._chances(hand, trump)
-        expected = sum(chances)
-        none = 1.0
-        for p in chances:
-            none *= 1.0 - p
-        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < _SEVEN)
-        expected += 0.15 * weak
-        none *= 0.9 ** weak
-        boldness = 1.3 if view["scores"][self.seat] <= 10 else 1.0
-        playing = sum(1 for d in view["decisions"] if d == "play")
-        sitting = sum(1 for d in view["decisions"] if d == "sit out")
-        if sitting >= 2 and playing <= 1:
-            boldness *= 1.2
-        return PLAY if boldness * expected > 5.0 * none else SIT_OUT
 
     def _play(self, view: View, hand: list[int], legal: Sequence[int], trump: int) -> int:
         table = [(s, card_id(c)) for s, c in view["table"]]
@@ -89,8 +61,8 @@ class _Variant(UpDownSuecaGreedy):
 
 RULES: dict[str, type[UpDownSuecaGreedy]] = {
     "greedy": UpDownSuecaGreedy,
-    "earlier": type("Earlier", (_Variant,), {"strongest": True, "keep_sevens": True}),
-    "cheapest": type("Cheapest", (_Variant,), {"keep_sevens": True}),
+    "earlier": type("Earlier", (_Variant,), {"strongest": True, "swap_below": _SEVEN}),
+    "cheapest": type("Cheapest", (_Variant,), {"swap_below": _SEVEN}),
     "sevens": type("Sevens", (_Variant,), {"strongest": True}),
 }
 

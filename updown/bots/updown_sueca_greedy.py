@@ -61,6 +61,10 @@ class UpDownSuecaGreedy(Bot):
         weights = [math.exp(-(s - min(scores)) / scale) for s in scores]
         return weights[self.seat] / sum(weights)
 
+    swap_below = _ACE
+    """Side cards below this strength are swapped in the exchange (and counted as swaps when
+    deciding to play): every side card but aces."""
+
     slip = 0.1
     """The weight :meth:`likelihood` gives a choice this rule would not have made, for each one: a
     player who is not this bot, or who plays it less strictly, is not ruled out."""
@@ -125,7 +129,7 @@ class UpDownSuecaGreedy(Bot):
         for p in chances:
             none *= 1.0 - p
         # A few weak side cards will be swapped: a small bonus for the exchange.
-        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < _ACE)
+        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < self.swap_below)
         expected += 0.15 * weak
         none *= 0.9 ** weak
         boldness = 1.0
@@ -137,12 +141,11 @@ class UpDownSuecaGreedy(Bot):
             boldness *= 1.2
         return PLAY if boldness * expected > 5.0 * none else SIT_OUT
 
-    @staticmethod
-    def _exchange(legal: Sequence[int], trump: int) -> int:
+    def _exchange(self, legal: Sequence[int], trump: int) -> int:
         for a in legal:
             if DISCARD <= a < DISCARD + NUM_CARDS:
                 c = a - DISCARD
-                if suit_of(c) != trump and strength(c) < _ACE:
+                if suit_of(c) != trump and strength(c) < self.swap_below:
                     return a
         return DONE
 
