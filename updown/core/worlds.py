@@ -72,7 +72,10 @@ class ConstrainedDeal:
         self.classes: list[tuple[tuple[int, ...], list[int]]] = sorted(
             ((bins, sorted(cards)) for bins, cards in groups.items()), key=lambda g: (g[0] == full, g[0])
         )
-        self._free_last = bool(self.classes) and self.classes[-1][0] == full
+        # The last class fills whatever room the others leave: its placements are counted, never
+        # enumerated (a uniform split of the room left over its bins, when no other bin has any).
+        last_bins = set(self.classes[-1][0]) if self.classes else set()
+        self._outside_last = tuple(b for b in range(len(sizes)) if b not in last_bins)
         self._memo: dict[tuple[int, Composition], int] = {}
         self._options: dict[tuple[int, Composition], list[tuple[Composition, int]]] = {}
         self.total = self._count(0, self.sizes)
@@ -85,8 +88,10 @@ class ConstrainedDeal:
         """Placements of classes ``j``.. into bins with room ``caps``."""
         if j == len(self.classes):
             return 1 if not any(caps) else 0
-        if j == len(self.classes) - 1 and self._free_last:
-            return multinomial(caps) if sum(caps) == len(self.classes[j][1]) else 0
+        if j == len(self.classes) - 1:
+            if sum(caps) != len(self.classes[j][1]) or any(caps[b] for b in self._outside_last):
+                return 0
+            return multinomial(caps)
         key = (j, caps)
         got = self._memo.get(key)
         if got is None:
@@ -136,7 +141,7 @@ class ConstrainedDeal:
         caps = self.sizes
         last = len(self.classes) - 1
         for j, (bins, cards) in enumerate(self.classes):
-            if j == last and self._free_last:
+            if j == last:
                 counts = caps
             else:
                 choices = self._choices(j, caps)
