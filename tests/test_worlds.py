@@ -311,20 +311,26 @@ def test_a_world_before_the_first_chance_step() -> None:
         assert world.is_chance() == state.is_chance()
 
 
-def test_constrained_deal_merges_alike_bins_and_stays_exact_and_uniform() -> None:
-    # Five cards, four bins of sizes 1, 1, 2, 1; bins 2 and 3 take any card (they merge into one),
-    # card 0 may not go to bin 0, card 1 only to bins 1 and 3.
+@pytest.mark.parametrize("allowed", [
+    # Bins 2 and 3 take any card (they merge into one), card 0 may not go to bin 0, card 1 only to
+    # bins 1 and 3; three cards go anywhere (the last class is free).
+    {0: [1, 2, 3], 1: [1, 3], 2: [0, 1, 2, 3], 3: [0, 1, 2, 3], 4: [0, 1, 2, 3]},
+    # No card goes anywhere: the last class fills the room the others leave in its own bins only.
+    {0: [1, 2, 3], 1: [1, 3], 2: [0, 2, 3], 3: [0, 2, 3], 4: [0, 1, 2]},
+], ids=["a-free-class", "no-free-class"])
+def test_constrained_deal_merges_alike_bins_and_stays_exact_and_uniform(allowed: dict[int, list[int]]) -> None:
+    # Five cards, four bins of sizes 1, 1, 2, 1.
     from updown.core.worlds import ConstrainedDeal
 
     sizes = (1, 1, 2, 1)
-    allowed = {0: [1, 2, 3], 1: [1, 3], 2: [0, 1, 2, 3], 3: [0, 1, 2, 3], 4: [0, 1, 2, 3]}
     placements = set()
     for order in itertools.permutations(range(5)):
         bins = (frozenset(order[0:1]), frozenset(order[1:2]), frozenset(order[2:4]), frozenset(order[4:5]))
         if all(b in allowed[c] for b, cards in enumerate(bins) for c in cards):
             placements.add(bins)
     deal = ConstrainedDeal(allowed, sizes)
-    assert len(deal.merged) == 3  # bins 2 and 3 counted as one
+    if allowed[4] == [0, 1, 2, 3]:
+        assert len(deal.merged) == 3  # bins 2 and 3 counted as one
     assert deal.total == len(placements)
     rng = random.Random(4)
     seen = Counter()
