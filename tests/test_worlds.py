@@ -345,3 +345,109 @@ def test_constrained_deal_merges_alike_bins_and_stays_exact_and_uniform(allowed:
     expected = draws / len(placements)
     chi2 = sum((n - expected) ** 2 / expected for n in seen.values())
     assert chi2 < 3 * len(placements)  # far beyond any plausible deviation of a uniform draw
+
+
+# -- the Sueca exchange model (SuecaWorlds(view, keeps=...)) ------------------------------------
+
+
+def _sueca_keeps(card: int, trump: int) -> bool:
+    from updown.games.updown_sueca import strength, suit_of
+
+    return suit_of(card) == trump or strength(card) == 9  # trumps and aces, as greedy keeps
+
+
+def _accepted(cards: Any, trump: int) -> int:
+    return sum(1 for c in cards if _sueca_keeps(c, trump))
+
+
+def test_sueca_exchange_model_weighs_a_hand_by_the_ways_it_kept_its_cards() -> None:
+    """Seat 1 (the chooser, spades trump) threw 3 cards and drew 3, so by the model it kept 2 trumps
+    or aces. Seen from seat 2, its hidden hand H is weighed by C(accepted(H), 2), the ways to say
+    which 2 it kept: the exact chance that it holds AS follows from counting hands by how many
+    accepted cards they hold (13 in the pool of 35: 10 spades and 3 aces)."""
+    from test_updown_sueca_rules import deal, run
+
+    from updown.games.updown_sueca import GAME as SUECA
+    from updown.games.updown_sueca import card_id as sueca_card
+
+    steps = deal("QH JH KH 2C 3C", "AS 7S 2D 3D 4C", "4H 5H 6H 5C 6C", "KD JD 7D QC JC", trump="S")
+    steps += ["1: discard 2D", "1: discard 3D", "1: discard 4C", "1: done", "draw 1: 5D 6D QD"]
+    state = run(steps)
+    view = state.view(2)
+    assert view["phase"] == "decide"
+    sampler = SUECA.world_sampler(view)
+    modelled = type(sampler)(view, keeps=_sueca_keeps)
+    assert modelled.modelled and not sampler.modelled
+    a, r, kept = 13, 22, 2
+    weight = sum(comb(a, n) * comb(r, 5 - n) * comb(n, kept) for n in range(6))
+    with_as = sum(comb(a - 1, n - 1) * comb(r, 5 - n) * comb(n, kept) for n in range(1, 6))
+    p = with_as / weight  # about 0.28, twice the uniform 5/35
+    ace = sueca_card("AS")
+    rng = random.Random(11)
+    draws = 3000
+    held = 0
+    for _ in range(draws):
+        world = modelled.draw(rng)
+        assert world.view(2) == view
+        assert _accepted(world.hands[1], world.trump) >= kept
+        held += ace in world.hands[1]
+    sd = (draws * p * (1 - p)) ** 0.5
+    assert abs(held - draws * p) < 5 * sd, (held, draws * p)
+    uniform = sum(ace in sampler.draw(rng).hands[1] for _ in range(draws))
+    assert abs(uniform - draws * 5 / 35) < 5 * (draws * 5 / 35 * 30 / 35) ** 0.5
+
+
+def test_sueca_exchange_model_falls_back_to_uniform_worlds_when_it_cannot_explain_the_view() -> None:
+    """Seat 1 exchanged nothing (so by the model all five of its cards are trumps or aces), then
+    plays the 2 of diamonds: no world of the model fits, and the worlds are the uniform ones."""
+    from test_updown_sueca_rules import deal, run
+
+    steps = deal("QH JH KH 2C 3C", "AS 7S 2D 3D 4C", "4H 5H 6H 5C 6C", "KD JD 7D QC JC", trump="S")
+    steps += ["1: done", "2: play", "2: done", "3: sit out", "0: sit out",
+              "1: AS", "2: 4H", "1: 2D"]
+    state = run(steps)
+    view = state.view(2)
+    from updown.games.updown_sueca import SuecaWorlds
+
+    before = run(steps[:-1]).view(2)
+    assert SuecaWorlds(before, keeps=_sueca_keeps).modelled  # AS alone fits the model
+    worlds = SuecaWorlds(view, keeps=_sueca_keeps)
+    assert not worlds.modelled
+    rng = random.Random(5)
+    for _ in range(50):
+        assert worlds.draw(rng).view(2) == view
+
+
+def test_sueca_exchange_model_worlds_agree_with_greedy_views_over_whole_matches() -> None:
+    """Along greedy matches (greedy exchanges by this very rule), every view after an exchange is
+    explained by the model, and every world agrees with the view and keeps the model: each other
+    seat that exchanged k cards holds, with the cards it has played, at least 5 - k accepted."""
+    from updown.bots import make_bot
+    from updown.games.updown_sueca import SuecaWorlds
+
+    game = get_game("updown-sueca")
+    rng = random.Random(8)
+    checked = 0
+    for seed in range(3):
+        state = game.new_state(4)
+        bots = [make_bot("greedy", game, s, random.Random(f"{seed}:{s}")) for s in range(4)]
+        chance = random.Random(seed)
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(chance))
+                continue
+            seat = state.actors()[0]
+            view = state.view(seat)
+            exchanged = [s for s in range(4) if s != seat and view["exchanged"][s] is not None]
+            if exchanged and view["phase"] in ("decide", "exchange", "trick"):
+                worlds = SuecaWorlds(view, keeps=_sueca_keeps)
+                assert worlds.modelled, view
+                for _ in range(2):
+                    world = worlds.draw(rng)
+                    assert world.view(seat) == view
+                    for s in exchanged:
+                        k = view["discarded"][s]
+                        assert _accepted(list(world.hands[s]) + list(world.played[s]), world.trump) >= 5 - k
+                checked += 1
+            state.apply(bots[seat].act(view, state.legal_actions(seat)), seat)
+    assert checked > 100

@@ -13,6 +13,7 @@ view; each draw is cheap.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping, Sequence
 from math import factorial
@@ -62,27 +63,42 @@ class ConstrainedDeal:
             columns.setdefault(frozenset(c for c, bins in card_sets.items() if b in bins), []).append(b)
         self.merged: list[list[int]] = sorted(columns.values())
         index = {b: i for i, group in enumerate(self.merged) for b in group}
-        sizes = [sum(self.original[b] for b in group) for group in self.merged]
-        self.sizes = tuple(sizes)
-        full = tuple(range(len(sizes)))
+        full = tuple(range(len(self.merged)))
         groups: dict[tuple[int, ...], list[int]] = {}
         for card, bins in allowed.items():
             groups.setdefault(tuple(sorted({index[b] for b in bins})), []).append(card)
-        # The constrained classes first, the free one (if any) last: it fills what is left.
+        # The free class (if any) last, and before it the others from the fewest bins and cards up:
+        # the last class fills what is left, and the room the first ones leave varies least.
         self.classes: list[tuple[tuple[int, ...], list[int]]] = sorted(
-            ((bins, sorted(cards)) for bins, cards in groups.items()), key=lambda g: (g[0] == full, g[0])
+            ((bins, sorted(cards)) for bins, cards in groups.items()),
+            key=lambda g: (g[0] == full, len(g[0]), len(g[1]), g[0]),
         )
         # The last class fills whatever room the others leave: its placements are counted, never
         # enumerated (a uniform split of the room left over its bins, when no other bin has any).
         last_bins = set(self.classes[-1][0]) if self.classes else set()
-        self._outside_last = tuple(b for b in range(len(sizes)) if b not in last_bins)
+        self._outside_last = tuple(b for b in range(len(self.merged)) if b not in last_bins)
         self._memo: dict[tuple[int, Composition], int] = {}
         self._options: dict[tuple[int, Composition], list[tuple[Composition, int]]] = {}
+        self._size(self.original)
+        if self.total == 0:
+            raise IllegalAction("no world fits this view: the hidden cards cannot be placed as it requires")
+
+    def _size(self, sizes: Sequence[int]) -> None:
+        self.original = tuple(sizes)
+        self.sizes = tuple(sum(self.original[b] for b in group) for group in self.merged)
         self.total = self._count(0, self.sizes)
         for group in self.merged:  # the ways to split each merged bin into its bins
             self.total *= multinomial([self.original[b] for b in group])
-        if self.total == 0:
-            raise IllegalAction("no world fits this view: the hidden cards cannot be placed as it requires")
+
+    def resized(self, sizes: Sequence[int]) -> ConstrainedDeal:
+        """The same cards and constraints with other bin sizes (as many places in all), sharing
+        the counts made so far: a model that weighs several splits of the same bins counts each
+        part once. Its ``total`` is 0 if no placement fits."""
+        if len(sizes) != len(self.original) or sum(sizes) != sum(self.original):
+            raise IllegalAction(f"other sizes must have {len(self.original)} bins and {sum(self.original)} places")
+        other = copy.copy(self)  # the classes, bins and counts are shared, not copied
+        other._size(sizes)
+        return other
 
     def _count(self, j: int, caps: Composition) -> int:
         """Placements of classes ``j``.. into bins with room ``caps``."""
@@ -174,3 +190,33 @@ def free_deal(cards: Sequence[int], sizes: Sequence[int], rng: random.Random) ->
         out.append(pool[at:at + k])
         at += k
     return out
+
+
+class DealMixture:
+    """Placements drawn from several :class:`ConstrainedDeal` objects, each with the chance its weight
+    gives, their bins then joined: ``merge[i]`` lists the bins whose cards make the mixture's bin
+    ``i``. For a model whose placements are counted in finer bins than the world has (the cards a
+    seat kept and the cards it drew, both in its hand), one deal per way the known cards split."""
+
+    def __init__(self, deals: Sequence[tuple[ConstrainedDeal, int]], merge: Sequence[Sequence[int]]):
+        self.deals = [d for d, w in deals if w > 0]
+        self.weights = [w for _, w in deals if w > 0]
+        if not self.deals:
+            raise IllegalAction("no world fits this view: every deal of the mixture is empty")
+        self.total = sum(self.weights)
+        self.merge = [tuple(group) for group in merge]
+
+    def draw(self, rng: random.Random) -> list[list[int]]:
+        r = rng.randrange(self.total)
+        for deal, weight in zip(self.deals, self.weights):
+            if r < weight:
+                break
+            r -= weight
+        parts = deal.draw(rng)
+        out = []
+        for group in self.merge:
+            cards = [c for b in group for c in parts[b]]
+            if len(group) > 1:
+                rng.shuffle(cards)  # in random order, as a ConstrainedDeal's bins
+            out.append(cards)
+        return out

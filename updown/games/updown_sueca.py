@@ -55,14 +55,14 @@ from itertools import compress, product
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
 from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
-from updown.core.worlds import ConstrainedDeal
+from updown.core.worlds import ConstrainedDeal, DealMixture
 
 # -- the deck -------------------------------------------------------------------------------------
 
@@ -918,9 +918,19 @@ class SuecaWorlds(WorldSampler):
     hidden cards together with its private history) is equally likely: a placement is weighted
     by the number of private histories that lead to it, which only differs with where the turned
     card is (a turned card kept in hand cannot have been drawn). Other seats' private events of
-    earlier deals are left out of the world's log."""
+    earlier deals are left out of the world's log.
 
-    def __init__(self, view: View):
+    With ``keeps(card, trump)``, a model of how players exchange (a bot's rule, e.g. "trumps and
+    aces"), the worlds are weighted by it instead: each other seat that has exchanged ``k`` cards
+    kept ``5 - k`` cards that ``keeps`` accepts and drew ``k`` cards from the stock. A world weighs
+    as many as the ways to say which of that seat's cards (in hand or played, a turned card always
+    among them) were the kept ones, times the uniform weight: so a seat that threw four cards holds
+    at least one accepted card, and one that threw none holds only accepted cards. Its discards are
+    not modelled (any card). Counting the kept cards on their own is what makes the draw exact and
+    cheap (:meth:`_exchange_model`). If no world of the model fits the view (a player who kept
+    a card the model would not), the worlds are the uniform ones and :attr:`modelled` is False."""
+
+    def __init__(self, view: View, keeps: Callable[[int, int], bool] | None = None):
         if view.get("game") != GAME.id:
             raise IllegalAction(f"not an {GAME.name} view")
         seat = view["seat"]
@@ -1049,7 +1059,7 @@ class SuecaWorlds(WorldSampler):
         if bin_sizes[-1] < 0:
             raise IllegalAction("not a consistent view: more cards held than there are")
         allowed = {c: [b for b in range(7) if b >= 3 or _holds(voids[self.others[b]], c)] for c in pool}
-        self.deals: list[tuple[ConstrainedDeal, int]] = []  # (deal, bin of the turned card or -1)
+        self.deals: list[tuple[ConstrainedDeal | DealMixture, int]] = []  # (deal, bin of the turned card or -1)
         weights: list[int] = []
         if self.hidden_turn:
             k = self.others.index(chooser)
@@ -1110,6 +1120,91 @@ class SuecaWorlds(WorldSampler):
                     slot("draw", e["seat"], n)
         st.log = world_log  # type: ignore[assignment]  # the slots are filled by every draw
         self.skeleton = st
+        self.modelled = False
+        """Whether the worlds follow ``keeps`` (False: it cannot explain what the view shows)."""
+        if keeps is not None and trump >= 0:
+            modelled = self._exchange_model(keeps, view, pool, allowed, bin_sizes)
+            if modelled is not None:
+                self.deals, self.weights, self.total, self.modelled = [modelled], [1], 1, True
+
+    def _exchange_model(
+        self, keeps: Callable[[int, int], bool], view: View, pool: list[int],
+        allowed: dict[int, list[int]], bin_sizes: list[int],
+    ) -> tuple[DealMixture, int] | None:
+        """The deals of the exchange model (see :class:`SuecaWorlds`), or None if it explains no
+        world. Each other seat that exchanged gets two bins for its hidden hand: cards it kept
+        (only cards ``keeps`` accepts) and cards it drew (any); its discards take only cards
+        ``keeps`` rejects. Its played cards were kept or drawn: each way of saying which is a deal
+        of its own, weighed by its count."""
+        st = self.skeleton
+        trump, turned, chooser = st.trump, st.turned, st.chooser
+        sizes, discarded = view["hand_sizes"], view["discarded"]
+        n = len(self.others)
+        splits: list[list[tuple[int, int, int]]] = []  # each seat's (kept, drawn, ways) options
+        modelled = [False] * n
+        for i, s in enumerate(self.others):
+            hidden = bin_sizes[i] - (1 if self.hidden_turn and s == chooser else 0)  # it is put back by draw
+            if st.exchanged[s] is None or self.draws[s] != discarded[s] or st.decision[s] != PLAY:
+                splits.append([(hidden, 0, 1)])  # no exchange to read (or drawing now): one hand bin
+                continue
+            known = list(st.played[s])
+            dealt_kept = 0  # the turned card: dealt, not drawn, and kept if the model holds
+            if turned >= 0 and s == chooser:
+                if not keeps(turned, trump):
+                    return None
+                dealt_kept = 1
+                if turned in known:
+                    known.remove(turned)
+            k = discarded[s]
+            accepted = sum(1 for c in known if keeps(c, trump))
+            rejected = len(known) - accepted
+            options = []
+            for j in range(accepted + 1):  # j of its accepted played cards were kept
+                kept = HAND - k - dealt_kept - j
+                drawn = k - rejected - (accepted - j)
+                if kept >= 0 and drawn >= 0 and kept + drawn == hidden:
+                    options.append((kept, drawn, comb(accepted, j)))
+            if not options:
+                return None
+            splits.append(options)
+            modelled[i] = True
+        if not any(modelled):
+            return None
+        # Bins: as the uniform worlds' (0..6), then each modelled seat's drawn cards (7..9).
+        model_allowed: dict[int, list[int]] = {}
+        for c in pool:
+            accepted = keeps(c, trump)
+            bins = []
+            for b in allowed[c]:
+                i = b if b < 3 else b - 3
+                if b < 3 and modelled[i]:
+                    if accepted:
+                        bins.append(b)
+                    bins.append(7 + i)
+                else:
+                    bins.append(b)
+            model_allowed[c] = bins
+        deals: list[tuple[ConstrainedDeal, int]] = []
+        base: ConstrainedDeal | None = None  # the splits share one count of their parts
+        for choice in product(*splits):
+            sizes_now = list(bin_sizes) + [0, 0, 0]
+            ways = 1
+            for i, (kept, drawn, w) in enumerate(choice):
+                sizes_now[i], sizes_now[7 + i] = kept, drawn
+                ways *= w
+            if base is None:
+                try:
+                    deal = base = ConstrainedDeal(model_allowed, sizes_now)
+                except IllegalAction:
+                    continue
+            else:
+                deal = base.resized(sizes_now)
+            deals.append((deal, deal.total * ways))
+        if not deals:
+            return None
+        merge = [[i, 7 + i] for i in range(n)] + [[b] for b in range(3, 7)]
+        turned_bin = self.others.index(chooser) if self.hidden_turn else -1
+        return DealMixture(deals, merge), turned_bin
 
     def draw(self, rng: random.Random) -> UpDownSuecaState:
         world = self.skeleton.clone()
