@@ -199,7 +199,7 @@ class PimcBot(Bot):
         """Each legal action's mean margin over the deal and its standard error (scalar playouts
         with ``against``, an index into ``legal``: the error of its difference from that action)."""
         deadline = None if self.milliseconds is None else time.perf_counter() + self.milliseconds / 1000
-        sampler = self.game.world_sampler(view)
+        sampler = self.sampler(view)
         if self.game.id not in ENGINES:
             policies = self._scalar_policies(view["players"])
             draw = sampler.draw
@@ -236,6 +236,11 @@ class PimcBot(Bot):
             var += (n * np.asarray(e, dtype=float)) ** 2
             self.used += n
         return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
+
+    def sampler(self, view: View) -> WorldSampler:
+        """Where the worlds come from: the game's, uniform over those the view allows. A game's
+        level may draw them by a model of how the others play (the Sueca levels do)."""
+        return self.game.world_sampler(view)
 
     def _inferred(self, sampler: WorldSampler, policies: Sequence[Bot], rng: random.Random) -> State:
         """A world drawn with the chance the policies give the other seats' choices so far: each

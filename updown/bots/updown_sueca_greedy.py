@@ -129,7 +129,7 @@ class UpDownSuecaGreedy(Bot):
         for p in chances:
             none *= 1.0 - p
         # A few weak side cards will be swapped: a small bonus for the exchange.
-        weak = sum(1 for c in hand if suit_of(c) != trump and strength(c) < self.swap_below)
+        weak = sum(1 for c in hand if not self.keeps(c, trump))
         expected += 0.15 * weak
         none *= 0.9 ** weak
         boldness = 1.0
@@ -141,12 +141,14 @@ class UpDownSuecaGreedy(Bot):
             boldness *= 1.2
         return PLAY if boldness * expected > 5.0 * none else SIT_OUT
 
+    def keeps(self, card: int, trump: int) -> bool:
+        """Whether the exchange keeps this card: trumps, and side cards from :attr:`swap_below` up."""
+        return suit_of(card) == trump or strength(card) >= self.swap_below
+
     def _exchange(self, legal: Sequence[int], trump: int) -> int:
         for a in legal:
-            if DISCARD <= a < DISCARD + NUM_CARDS:
-                c = a - DISCARD
-                if suit_of(c) != trump and strength(c) < self.swap_below:
-                    return a
+            if DISCARD <= a < DISCARD + NUM_CARDS and not self.keeps(a - DISCARD, trump):
+                return a
         return DONE
 
     # -- the tricks -----------------------------------------------------------------------------
