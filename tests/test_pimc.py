@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -440,3 +441,33 @@ def test_anchored_pimc_leaves_the_policys_choice_only_on_clear_evidence():
         assert means[legal.index(best)] == max(means)
         moved += best != own
     assert moved, "no point where the best mean is not the policy's choice: the anchor test proves nothing"
+
+
+def test_sueca_levels_draw_worlds_by_the_exchange_model_and_anchor_only_trump_and_exchange():
+    """Along a greedy match, once another seat has exchanged, the Sueca levels draw worlds by the
+    greedy rule's exchange model (a plain pimc's are uniform); the anchor holds the trump choice
+    and the exchange only, and a level's decision still comes from its own seat's view."""
+    game = get_game("updown-sueca")
+    rng = random.Random(2)
+    state = game.new_state(4)
+    greedy = [make_bot("greedy", game, k, random.Random(k)) for k in range(4)]
+    phases = Counter()
+    while not state.is_terminal() and state.view(None)["deal"] <= 3:
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+            continue
+        seat = state.actors()[0]
+        view, legal = state.view(seat), state.legal_actions(seat)
+        for name in ("normal", "hard"):
+            level = make_bot(name, game, seat, random.Random(1))
+            assert level.anchor_for(view) == (None if view["phase"] in ("decide", "trick") else 2.0)
+        if any(view["exchanged"][k] is not None for k in range(4) if k != seat):
+            level = make_bot("normal", game, seat, random.Random(1))
+            assert level.sampler(view).modelled
+            assert not PimcBot(game, seat, random.Random(1)).sampler(view).modelled
+            if len(legal) > 1 and phases[view["phase"]] < 2:
+                level.milliseconds, level.worlds = None, 6
+                assert level.act(view, legal) in legal
+            phases[view["phase"]] += 1
+        state.apply(greedy[seat].act(view, legal), seat)
+    assert phases["trick"] and phases["decide"] and phases["exchange"], phases

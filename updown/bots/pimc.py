@@ -259,14 +259,19 @@ class PimcBot(Bot):
         assert best is not None
         return best
 
+    def anchor_for(self, view: View) -> float | None:
+        """The :attr:`anchor` for this decision (a level may anchor some kinds of decision only)."""
+        return self.anchor
+
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        if self.anchor is not None and self.game.id not in ENGINES:
+        anchor = self.anchor_for(view)
+        if anchor is not None and self.game.id not in ENGINES:
             own = legal.index(self._scalar_policies(view["players"])[self.seat].act(view, legal))
             means, errors = self.estimates(view, legal, against=own)
             best = max(range(len(legal)), key=means.__getitem__)
-            if means[best] - means[own] > self.anchor * errors[best]:
+            if means[best] - means[own] > anchor * errors[best]:
                 return legal[best]
             return legal[own]
         means, _ = self.estimates(view, legal)

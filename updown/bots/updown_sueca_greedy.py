@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
-from updown.core.protocol import View
+from updown.core.protocol import View, WorldSampler
 from updown.games.updown_sueca import (
-    DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, card_id, strength, suit_of,
+    DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, SuecaWorlds, card_id, strength, suit_of,
 )
 
 _TRUMP_CHANCE = (0.35, 0.35, 0.38, 0.4, 0.42, 0.5, 0.6, 0.72, 0.85, 1.0)  # by strength 2..A
@@ -197,27 +197,42 @@ class UpDownSuecaGreedy(Bot):
 
 
 class UpDownSuecaNormal(PimcBot):
-    """``pimc`` with the greedy bot playing every seat to the end of the deal, anchored to the
-    greedy rule's own choice (two paired standard errors). Against the earlier greedy rule in the
-    other seats, with 30 worlds, it won 0.400 of matches anchored and 0.125 without (the best of
-    noisy means left the rule on noise). Against the present rule, which it also plays out, it
-    has not been measured to gain (docs/bots.md, sixth pass)."""
+    """``pimc`` with the greedy bot playing every seat to the end of the deal, in worlds where the
+    other seats exchanged as the rule does (a seat that threw ``k`` cards kept ``5 - k`` trumps and
+    aces). Play or sit out and the tricks take the best mean; the trump choice and the exchange
+    keep the rule's own choice unless another action beats it by two paired standard errors
+    (the search lost points there). Figures in docs/bots.md (seventh pass)."""
 
     name = "normal"
-    description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
-                   "legal action played on to the end of the deal by the greedy rule in every seat; "
-                   "it leaves the rule's own choice only when another action is clearly better")
+    description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, in which "
+                   "the others kept trumps and aces in the exchange; each legal action played on to the end "
+                   "of the deal by the greedy rule in every seat; trump and exchange stay with the rule "
+                   "unless another action is clearly better")
     worlds = 200
     milliseconds = 90.0
     min_worlds = 8
     anchor = 2.0
 
+    free = ("decide", "trick")
+    """Phases searched without the anchor: with worlds drawn by the exchange model, the search
+    gains most in these (docs/bots.md, seventh pass), and the anchor held some of it back."""
+
+    def anchor_for(self, view: View) -> float | None:
+        return None if view["phase"] in self.free else self.anchor
+
+    def sampler(self, view: View) -> WorldSampler:
+        """Worlds in which the others exchanged as the greedy rule does: a seat that threw ``k``
+        cards kept ``5 - k`` trumps and aces (:class:`~updown.games.updown_sueca.SuecaWorlds`)."""
+        rule = self._scalar_policies(view["players"])[self.seat]
+        return SuecaWorlds(view, keeps=rule.keeps)  # type: ignore[attr-defined]
+
 
 class UpDownSuecaHard(UpDownSuecaNormal):
     name = "hard"
-    description = ("flat Monte Carlo from its own view: up to 1000 drawn worlds or 900 ms per decision, each "
-                   "legal action played on to the end of the deal by the greedy rule in every seat; "
-                   "it leaves the rule's own choice only when another action is clearly better")
+    description = ("flat Monte Carlo from its own view: up to 1000 drawn worlds or 900 ms per decision, in "
+                   "which the others kept trumps and aces in the exchange; each legal action played on to the "
+                   "end of the deal by the greedy rule in every seat; trump and exchange stay with the rule "
+                   "unless another action is clearly better")
     worlds = 1000
     milliseconds = 900.0
     min_worlds = 16
