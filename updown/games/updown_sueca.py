@@ -57,9 +57,8 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, Callable, NoReturn, Optional
 
-from mypy_extensions import mypyc_attr
-
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
+from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
