@@ -1193,12 +1193,13 @@ class SuecaWorlds(WorldSampler):
         # Bins: as the uniform worlds' (0..6), then each modelled seat's drawn cards (7..9).
         model_allowed: dict[int, list[int]] = {}
         for c in pool:
-            accepted = keeps(c, trump)
+            # mypyc: not `accepted` again, an int above (compiled, the bool stored there failed `if`)
+            kept_here = bool(keeps(c, trump))
             bins = []
             for b in allowed[c]:
                 i = b if b < 3 else b - 3
                 if b < 3 and modelled[i]:
-                    if accepted:
+                    if kept_here:
                         bins.append(b)
                     bins.append(7 + i)
                 else:
