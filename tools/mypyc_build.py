@@ -36,7 +36,7 @@ GROUP = "updown._engines"  # the shared library: updown/_engines__mypyc.<suffix>
 
 def build() -> None:
     from mypyc.build import mypycify
-    from setuptools import Distribution
+    from setuptools import Distribution  # type: ignore[import-untyped, unused-ignore]
 
     sys.path.insert(0, str(ROOT))
     from updown.core.compiled import MANIFEST, source_hash
