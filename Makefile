@@ -7,8 +7,11 @@ BIN := $(VENV)/bin
 PLAY_STAMP := $(VENV)/.installed-play
 SERVER_STAMP := $(VENV)/.installed-server
 TEST_STAMP := $(VENV)/.installed-test
+FAST_STAMP := $(VENV)/.installed-fast
+# What `make fast` writes: the engines' extension modules, mypyc's shared library, the manifest, C and objects.
+COMPILED := updown/games/*.so updown/_engines__mypyc*.so updown/games/_mypyc_manifest.json build
 
-.PHONY: serve play test bench i18n clean
+.PHONY: serve play test bench fast pure i18n clean
 
 $(BIN)/python:
 	@echo "Setting up $(VENV) (first run only)..."
@@ -42,6 +45,19 @@ test: $(TEST_STAMP)
 
 bench: $(PLAY_STAMP)
 	$(BIN)/updown bench
+
+# Optional: compile the four rules engines with mypyc, in place (a C compiler and the Python headers
+# needed; mypy comes with the test extra, or alone with the fast extra). Nothing else compiles them;
+# `make pure` goes back to the pure-Python engines. An engine edited since refuses to load.
+$(FAST_STAMP): pyproject.toml | $(PLAY_STAMP)
+	@$(BIN)/python -c "import mypyc, setuptools" 2>/dev/null || $(BIN)/pip install --progress-bar on -e ".[fast]"
+	touch $(FAST_STAMP)
+
+fast: $(FAST_STAMP)
+	$(BIN)/python tools/mypyc_build.py
+
+pure:
+	rm -rf $(COMPILED)
 
 # Re-extract the messages, merge them into the German and Portuguese catalogues, compile the .mo files.
 i18n: $(TEST_STAMP)

@@ -87,6 +87,27 @@ def one_round(seconds: float, seed: int, with_pyspiel: bool) -> dict[str, tuple[
     return out
 
 
+def engines() -> str:
+    """Whether the game modules loaded here are mypyc's extension modules (``make fast``) or not.
+
+    Read from the modules themselves, not from ``updown.core.compiled``, which a base checkout may lack.
+    """
+    import importlib.machinery
+
+    import updown.games  # noqa: F401
+
+    compiled = sorted(
+        name.rsplit(".", 1)[1]
+        for name, module in list(sys.modules.items())
+        if name.startswith("updown.games.")
+        and str(getattr(module, "__file__", "")).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    )
+    return f"engines: compiled (mypyc): {', '.join(compiled)}" if compiled else "engines: pure Python"
+
+
+BASE_ENGINES: list[str] = []  # what the base checkout's child processes ran
+
+
 def base_round(base: str, seconds: float, seed: int) -> dict[str, tuple[int, float]]:
     """One round of the other checkout's engines, in a child process that imports them first."""
     env = dict(os.environ, PYTHONPATH=os.path.abspath(base))
@@ -98,6 +119,8 @@ def base_round(base: str, seconds: float, seed: int) -> dict[str, tuple[int, flo
     expected = os.path.join(os.path.abspath(base), "updown")
     if not data["module"].startswith(expected):
         raise SystemExit(f"the child imported {data['module']}, not the code in {base}")
+    if data["engines"] not in BASE_ENGINES:
+        BASE_ENGINES.append(data["engines"])
     return {k: (v[0], v[1]) for k, v in data["figures"].items()}
 
 
@@ -126,7 +149,7 @@ def main() -> None:
 
         one_round(args.seconds, args.seed, with_pyspiel=False)  # warm up, as the parent is warm
         figures = one_round(args.seconds, args.seed, with_pyspiel=False)
-        print(json.dumps({"module": os.path.abspath(updown.__file__), "figures": figures}))
+        print(json.dumps({"module": os.path.abspath(updown.__file__), "figures": figures, "engines": engines()}))
         return
     import updown
 
@@ -138,8 +161,9 @@ def main() -> None:
         if args.base:
             add(base, base_round(args.base, args.seconds, seed))
         add(ours, one_round(args.seconds, seed, with_pyspiel=True))
-    print(f"ours: {os.path.dirname(os.path.abspath(updown.__file__))}"
-          + (f"   base: {os.path.abspath(args.base)}/updown" if args.base else ""))
+    print(f"ours: {os.path.dirname(os.path.abspath(updown.__file__))} ({engines()})")
+    if args.base:
+        print(f"base: {os.path.abspath(args.base)}/updown ({'; '.join(BASE_ENGINES)})")
     print(f"{args.rounds} rounds x {args.seconds:g} s per game, interleaved; games/s (one deal of Euchre, "
           "one round of updown, whole games otherwise)")
     head = f"{'game':14} {'ours':>9}"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +21,16 @@ from updown.core.records import Record
 # played per example, and the machine is small and busy).
 settings.register_profile("updown", deadline=None, database=None, print_blob=True)
 settings.load_profile("updown")
+
+# CI's compiled step (after `make fast`) sets UPDOWN_TEST_COMPILED=1: the engines must then really be
+# the extension modules, not the .py files beside them.
+if os.environ.get("UPDOWN_TEST_COMPILED") == "1":
+    import updown.games
+
+    _pure = [m for m in ("euchre", "up_or_down", "updown", "updown_sueca")
+             if not str(sys.modules[f"updown.games.{m}"].__file__).endswith(".so")]
+    if _pure:
+        raise pytest.UsageError(f"UPDOWN_TEST_COMPILED=1 but not compiled: {', '.join(_pure)} (run `make fast`)")
 
 
 def random_agents(game: Game[Any], players: int, seed: int) -> list[RandomBot]:

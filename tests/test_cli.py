@@ -142,6 +142,7 @@ def test_bench_prints_a_rate():
     assert result.exit_code == 0
     assert "games/s" in result.output and "4 players" in result.output
     assert "batch 10,000" not in result.output  # one game: no batched table
+    assert result.output.startswith(("engines: pure Python\n", "engines: compiled (mypyc): "))
 
 
 def test_bench_of_all_games_ends_with_the_batched_engines_against_openspiel():

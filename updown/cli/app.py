@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from updown.bench import pyspiel_playouts, random_playouts
+from updown.core.compiled import engines_label
 from updown.bots import bot_names, is_bot_name, make_bot
 from updown.cli.human import HumanAgent, Quit
 from updown.cli.screens import event_text, hooks_for, safe_name
@@ -545,6 +546,7 @@ def bench(
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_BENCH_SECONDS):
         raise fail(f"--seconds must be a number more than 0 and at most {MAX_BENCH_SECONDS:g}, not {seconds}")
     targets = [_game(game_id)] if game_id else all_games()
+    console.print(engines_label())  # compiled (mypyc) after `make fast`, pure Python otherwise
     for game in targets:
         n, options = _setup(game, players, option or [f"{k}={v}" for k, v in game.bench_options.items()])
         result = random_playouts(game, n, options, seconds, seed)

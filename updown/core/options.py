@@ -85,7 +85,8 @@ def _hints(cls: type) -> dict[str, Any]:
 
 def _coerce(name: str, value: Any, hint: Any) -> Any:
     """Turn ``value`` (maybe a string from the command line) into the field's type."""
-    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union  # Optional[int] too
+    allowed = typing.get_args(hint) if union else (hint,)
     if value is None or (isinstance(value, str) and value.strip().lower() in ("none", "")):
         if type(None) in allowed:
             return None

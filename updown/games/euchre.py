@@ -48,9 +48,10 @@ import random
 from bisect import insort
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
+from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
@@ -159,6 +160,7 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
+@mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class EuchreOptions(GameOptions):
     stick_the_dealer: bool = dataclasses.field(
@@ -168,7 +170,8 @@ class EuchreOptions(GameOptions):
         default=False, metadata={"help": "a defender may defend alone (euchre scores 4)"}
     )
     target: int = dataclasses.field(default=10, metadata={"help": "points that win the match"})
-    deals: int | None = dataclasses.field(
+    # mypyc: a quoted Optional[...] keeps the text in __annotations__ (an unquoted union becomes `type`)
+    deals: "Optional[int]" = dataclasses.field(  # noqa: UP007
         default=None, metadata={"help": "stop after this many deals (1: a single deal); default: play to target"}
     )
 
@@ -370,7 +373,21 @@ class EuchreState(State):
         raise IllegalAction("this is not a chance step")
 
     # -- decisions ------------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
+    # -- entry points (for mypyc: compiled code checks a typed argument itself, with TypeError,
+    # and a bool gets through as an int): they take any object, refuse what is not an int with
+    # IllegalAction as the protocol says, and hand ints to the typed methods they call.
+    def legal_actions(self, seat: object) -> list[int]:
+        return self._legal_actions(seat if type(seat) is int else self.check_seat(seat))
+
+    def apply(self, action: object, seat: object = None) -> None:
+        if type(action) is not int:
+            raise not_an_action(action)
+        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def view(self, seat: object) -> View:
+        return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def _legal_actions(self, seat: int) -> list[int]:
         if seat != self.turn or seat < 0:
             self.check_seat(seat)
             return []
@@ -404,7 +421,7 @@ class EuchreState(State):
             return [PASS, DEFEND_ALONE]
         return []
 
-    def apply(self, action: int, seat: int | None = None) -> None:
+    def _apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         phase = self.phase
@@ -672,7 +689,7 @@ class EuchreState(State):
         return (1 if t[0] >= t[1] else 2, 1 if t[1] >= t[0] else 2)
 
     # -- information ----------------------------------------------------------------------------
-    def view(self, seat: int | None) -> View:
+    def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
         phase = self.phase

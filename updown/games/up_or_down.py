@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
+from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
@@ -108,6 +109,7 @@ def fits(cards: Sequence[int], card: int) -> bool:
     return (card > cards[-1]) == (cards[1] > cards[0])
 
 
+@mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class UpOrDownOptions(GameOptions):
     length: str = dataclasses.field(
@@ -349,7 +351,21 @@ class UpOrDownState(State):
     # -- decisions ------------------------------------------------------------------------------
     # legal_actions and apply run at every step of every playout, so each phase's work is written
     # out in place (no helper calls) and events are built in one dict display each.
-    def legal_actions(self, seat: int) -> list[int]:
+    # -- entry points (for mypyc: compiled code checks a typed argument itself, with TypeError,
+    # and a bool gets through as an int): they take any object, refuse what is not an int with
+    # IllegalAction as the protocol says, and hand ints to the typed methods they call.
+    def legal_actions(self, seat: object) -> list[int]:
+        return self._legal_actions(seat if type(seat) is int else self.check_seat(seat))
+
+    def apply(self, action: object, seat: object = None) -> None:
+        if type(action) is not int:
+            raise not_an_action(action)
+        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def view(self, seat: object) -> View:
+        return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def _legal_actions(self, seat: int) -> list[int]:
         if seat not in self._actors:  # at most one actor: the same as 'seat != actors[0]', in fewer steps
             self.check_seat(seat)
             return []
@@ -357,7 +373,7 @@ class UpOrDownState(State):
             return sorted(self.hands[seat])
         return list(self.choices)  # a take, a place or a draw
 
-    def apply(self, action: int, seat: int | None = None) -> None:
+    def _apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         # The usual steps first: the seat to act names itself, or a chance outcome comes with no
@@ -618,7 +634,7 @@ class UpOrDownState(State):
         )
 
     # -- information ----------------------------------------------------------------------------
-    def view(self, seat: int | None) -> View:
+    def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
         n = self.players
@@ -661,7 +677,7 @@ class UpOrDownState(State):
     def clone(self) -> UpOrDownState:
         # Every field is set here, so no __init__ runs; lists of lists are copied with list.copy
         # and without comprehensions' frames (pimc clones a state for every world it plays).
-        c = UpOrDownState.__new__(UpOrDownState)
+        c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]  # mypyc: __new__ runs __init__
         c.game = self.game
         c.players = self.players
         c.options = self.options

@@ -34,9 +34,10 @@ import dataclasses
 import random
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
+from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
@@ -188,9 +189,11 @@ def card_id(card: Card | str) -> int:
         raise NotationError(f"{c} is not in the UP&DOWN deck (2 to Q, no kings or aces)") from None
 
 
+@mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class UpDownOptions(GameOptions):
-    rounds: int | None = dataclasses.field(
+    # mypyc: a quoted Optional[...] keeps the text in __annotations__ (an unquoted union becomes `type`)
+    rounds: "Optional[int]" = dataclasses.field(  # noqa: UP007
         default=None, metadata={"help": "rounds in the match (default: one per player)"}
     )
     tiebreak_rounds: int = dataclasses.field(
@@ -410,7 +413,21 @@ class UpDownState(State):
         raise IllegalAction("this is not a chance step")
 
     # -- decisions ------------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
+    # -- entry points (for mypyc: compiled code checks a typed argument itself, with TypeError,
+    # and a bool gets through as an int): they take any object, refuse what is not an int with
+    # IllegalAction as the protocol says, and hand ints to the typed methods they call.
+    def legal_actions(self, seat: object) -> list[int]:
+        return self._legal_actions(seat if type(seat) is int else self.check_seat(seat))
+
+    def apply(self, action: object, seat: object = None) -> None:
+        if type(action) is not int:
+            raise not_an_action(action)
+        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def view(self, seat: object) -> View:
+        return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def _legal_actions(self, seat: int) -> list[int]:
         # The usual ask, by the first seat still to act, goes straight to its list. ``is`` (not
         # ``==``) so that only the very int in ``actors`` takes this path: anything else, a bool
         # included, gets the full checks below.
@@ -426,7 +443,7 @@ class UpDownState(State):
         self.check_seat(seat)
         return []
 
-    def apply(self, action: int, seat: int | None = None) -> None:
+    def _apply(self, action: int, seat: int | None = None) -> None:
         # The usual steps go straight to their phase's work: a chance outcome with no seat, a card
         # chosen by the first seat still to choose, the leader's change by the leader. Anything
         # else (and any step they refuse) takes the full checks at the end, in their usual order,
@@ -656,7 +673,7 @@ class UpDownState(State):
         return Progress(len(self.history), tuple(self.totals))
 
     # -- information ----------------------------------------------------------------------------
-    def view(self, seat: int | None) -> View:
+    def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
         n = self.players
@@ -694,7 +711,7 @@ class UpDownState(State):
 
     def clone(self) -> UpDownState:
         # Every field is set here, so no __init__ runs (pimc clones a state for every world it plays).
-        c = UpDownState.__new__(UpDownState)
+        c = UpDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]  # mypyc: __new__ runs __init__
         c.game = self.game
         c.players = self.players
         c.options = self.options

@@ -55,9 +55,10 @@ from itertools import compress, product
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, NoReturn, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
+from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
 from updown.core.options import GameOptions
 from updown.core.frozen import FrozenDict, FrozenList, freeze
@@ -118,12 +119,14 @@ def strength(card: int) -> int:
     return card % 10
 
 
+@mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class UpDownSuecaOptions(GameOptions):
     regional: bool = dataclasses.field(
         default=False, metadata={"help": "regional variant: hearts double the tricks, clubs force everyone to play"}
     )
-    exchange_limit: int | None = dataclasses.field(
+    # mypyc: a quoted Optional[...] keeps the text in __annotations__ (an unquoted union becomes `type`)
+    exchange_limit: "Optional[int]" = dataclasses.field(  # noqa: UP007
         default=None, metadata={"help": "most cards a player may exchange (default: all five)"}
     )
 
@@ -356,7 +359,24 @@ class UpDownSuecaState(State):
         return deck[int(rng.random() * len(deck))]
 
     # -- decisions ------------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
+    # -- entry points (for mypyc: compiled code checks a typed argument itself, with TypeError,
+    # and a bool gets through as an int): they take any object, refuse what is not an int with
+    # IllegalAction as the protocol says, and hand ints to the typed methods they call.
+    def legal_actions(self, seat: object) -> list[int]:
+        return self._legal_actions(seat if type(seat) is int else self.check_seat(seat))
+
+    def apply(self, action: object, seat: object = None) -> None:
+        if type(action) is not int:
+            raise not_an_action(action)
+        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def view(self, seat: object) -> View:
+        return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
+
+    def leave_action(self, seat: object) -> int | None:
+        return self._leave_action(seat if type(seat) is int else self.check_seat(seat))
+
+    def _legal_actions(self, seat: int) -> list[int]:
         phase = self.phase
         if seat != self.current or phase < _TRUMP or phase == _OVER:
             self.check_seat(seat)
@@ -400,13 +420,13 @@ class UpDownSuecaState(State):
                 low = c
         return low, trump * 10 + 10
 
-    def leave_action(self, seat: int) -> int | None:
+    def _leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
         if self.phase == _OVER or self.left[seat]:
             return None
         return LEAVE
 
-    def apply(self, action: int, seat: int | None = None) -> None:
+    def _apply(self, action: int, seat: int | None = None) -> None:
         phase = self.phase
         # The usual step goes straight to its phase's work: a chance outcome given with no seat, or
         # the seat to act naming itself. Anything else takes the full checks below, in their order.
@@ -767,7 +787,7 @@ class UpDownSuecaState(State):
         return Progress(len(self.history), tuple(self.scores), higher_wins=False)
 
     # -- information ----------------------------------------------------------------------------
-    def view(self, seat: int | None) -> View:
+    def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
         v: View = {
@@ -811,7 +831,7 @@ class UpDownSuecaState(State):
 
     def clone(self) -> UpDownSuecaState:
         # Made without __init__ and the lists of four written out: a search clones at every step.
-        c = UpDownSuecaState.__new__(UpDownSuecaState)
+        c = UpDownSuecaState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]  # mypyc: __new__ runs __init__
         c.game = self.game
         c.players = self.players
         c.options = self.options
@@ -1173,12 +1193,13 @@ class SuecaWorlds(WorldSampler):
         # Bins: as the uniform worlds' (0..6), then each modelled seat's drawn cards (7..9).
         model_allowed: dict[int, list[int]] = {}
         for c in pool:
-            accepted = keeps(c, trump)
+            # mypyc: not `accepted` again, an int above (compiled, the bool stored there failed `if`)
+            kept_here = bool(keeps(c, trump))
             bins = []
             for b in allowed[c]:
                 i = b if b < 3 else b - 3
                 if b < 3 and modelled[i]:
-                    if accepted:
+                    if kept_here:
                         bins.append(b)
                     bins.append(7 + i)
                 else:
