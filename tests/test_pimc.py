@@ -14,7 +14,8 @@ np = pytest.importorskip("numpy")
 
 from updown.batched.playout import ENGINES, deal_values  # noqa: E402
 from updown.bots import bot_names, make_bot  # noqa: E402
-from updown.bots.pimc import PimcBot, _play_deal, scalar_deal_values  # noqa: E402
+from updown.bots import pimc as pimc_module  # noqa: E402
+from updown.bots.pimc import PimcBot, _chunk_that_fits, _play_deal, scalar_deal_values  # noqa: E402
 from updown.bots.search import deal_rewards  # noqa: E402
 from updown.core.driver import play_game  # noqa: E402
 from updown.core.protocol import State  # noqa: E402
@@ -247,6 +248,48 @@ def test_pimc_time_budget_uses_the_minimum_worlds_when_time_is_up():
     batched.seat = e_seat
     batched.estimates(e_state.view(e_seat), e_state.legal_actions(e_seat))
     assert batched.used == 7  # one chunk: the minimum is reached within it
+
+
+def test_scalar_pimc_starts_no_world_that_would_end_past_the_deadline(monkeypatch):
+    """Each world takes 10 ms of a fake clock: with 35 ms, three worlds end in time and a fourth
+    would end at 40 ms, so it is not started (a check of the clock alone would start it)."""
+    state, seat = next((s, k) for s, k in _decisions("updown-sueca", 9) if len(s.legal_actions(k)) > 2)
+    clock = [0.0]
+    monkeypatch.setattr(pimc_module.time, "perf_counter", lambda: clock[0])
+    game = get_game("updown-sueca")
+    sampler = game.world_sampler(state.view(seat))
+    rng = random.Random(3)
+    policies = [make_bot("greedy", game, k, random.Random(k)) for k in range(state.players)]
+    drawn = 0
+
+    def worlds():
+        nonlocal drawn
+        for _ in range(10):
+            clock[0] += 0.010
+            drawn += 1
+            yield sampler.draw(rng)
+
+    _, _, used = scalar_deal_values(worlds(), seat, state.legal_actions(seat), policies, rng,
+                                    deadline=0.035, min_worlds=1)
+    assert (used, drawn) == (3, 3)
+    clock[0], drawn = 0.0, 0
+    _, _, used = scalar_deal_values(worlds(), seat, state.legal_actions(seat), policies, rng,
+                                    deadline=0.035, min_worlds=5)
+    assert (used, drawn) == (5, 5)  # the minimum comes first
+
+
+def test_a_batch_under_a_time_budget_fits_the_time_left_by_what_the_batches_so_far_cost():
+    # One batch seen: its pace per world, at most twice its size.
+    assert _chunk_that_fits([(25, 0.020)], 0.016) == 20
+    assert _chunk_that_fits([(25, 0.020)], 1.0) == 50
+    # Two sizes (a line of 6 ms fixed and 0.2 ms a world): with much time left the last pace (0.32
+    # ms a world) binds, with little the fixed part does.
+    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.0301) == 94
+    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.0081) == 10
+    # Less than a fifth of the first batch is not worth its fixed cost.
+    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.006) == 0
+    # A batch that cost more per world the larger it was: the line keeps the next one smaller.
+    assert _chunk_that_fits([(25, 0.020), (50, 0.050)], 0.040) == 40
 
 
 def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly():

@@ -45,8 +45,8 @@ def scalar_deal_values(
     against: int | None = None,
 ) -> tuple[list[float], list[float], int]:
     """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
-    worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, passed
-    after ``min_worlds``).
+    worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, would pass
+    during the next world at the pace of those so far, once ``min_worlds`` were used).
 
     ``seat`` must be at a decision in every world. Every world is cloned once per action; the
     action is applied, and ``policies[k]`` plays seat ``k`` from ``world.view(k)`` (the seats of a
@@ -74,8 +74,17 @@ def scalar_deal_values(
     squares = [0.0] * len(legal)
     margins = [0.0] * len(legal)
     used = 0
-    for world in worlds:
-        if deadline is not None and used >= min_worlds and time.perf_counter() >= deadline:
+    began = time.perf_counter()
+    source = iter(worlds)
+    while True:
+        if deadline is not None and used >= min_worlds:
+            # Only a world that should end in time, at the pace of the worlds so far (drawing
+            # included): the budget is a promise to the player, not a point to start overrunning it.
+            now = time.perf_counter()
+            if now + (now - began) / max(used, 1) > deadline:
+                break
+        world = next(source, None)
+        if world is None:
             break
         if world.is_terminal() or world.is_chance() or seat not in world.actors():
             raise ValueError(f"seat {seat} does not decide in every world")
@@ -111,6 +120,25 @@ def scalar_deal_values(
     centres = means if against is None else [m - means[against] for m in means]
     errors = [math.sqrt(max(q / used - m * m, 0.0) / max(used - 1, 1)) for q, m in zip(squares, centres)]
     return means, errors, used
+
+
+def _chunk_that_fits(costs: Sequence[tuple[int, float]], left: float) -> int:
+    """How many worlds the next batch can take in ``left`` seconds (0: none worth its cost).
+
+    A batch's cost is not proportional to its worlds: it has a fixed part (numpy's work per step),
+    and in some games a larger batch costs more per world (it runs as long as its longest deal).
+    So the batch must fit both at the last batch's pace per world and on the line through the
+    last two batches of different sizes; it grows at most twofold, and is not smaller than a fifth
+    of the first (a smaller one is mostly fixed cost)."""
+    n1, t1 = costs[-1]
+    n = min(2 * n1, int(left * n1 / t1)) if t1 > 0 else 2 * n1
+    other = next(((k, t) for k, t in reversed(costs) if k != n1), None)
+    if other is not None:
+        n0, t0 = other
+        each = (t1 - t0) / (n1 - n0)
+        if each > 0:
+            n = min(n, int((left - (t1 - each * n1)) / each))
+    return n if n >= max(costs[0][0] // 5, 1) else 0
 
 
 def _valuations(world: State, policies: Sequence[Bot]) -> list[float]:
@@ -173,8 +201,8 @@ class PimcBot(Bot):
     worlds). Picking the best of noisy means favours the noisiest action; this keeps the bot from
     leaving a sound rule on noise."""
     chunk: int = 25
-    """Batched playouts under a time budget go at most this many worlds at a time (fewer when the
-    time left, at the pace so far, allows fewer)."""
+    """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
+    next batches take as many worlds as the time left allows."""
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
@@ -217,21 +245,23 @@ class PimcBot(Bot):
             m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
             self.used = len(drawn)
             return [float(x) for x in m], [float(x) for x in e]
-        # Under a time budget: chunks of worlds, until the worlds or the time run out.
+        # Under a time budget: batches of worlds, until the worlds or the time run out. A batch
+        # costs a fixed part (numpy's work per step) and a part per world, so the first batch
+        # measures the pace and the time left goes to as few, large batches as fit.
         total = np.zeros(len(legal))
         var = np.zeros(len(legal))
         self.used = 0
-        began = time.perf_counter()
+        costs: list[tuple[int, float]] = []
         while self.used < self.worlds:
             n = min(self.chunk, self.worlds - self.used)
             if self.used >= self.min_worlds:
-                # A chunk only as large as the time left allows, at the pace of the chunks so far.
-                now = time.perf_counter()
-                n = min(n, int((deadline - now) / (max(now - began, 1e-9) / self.used)))
+                n = min(self.worlds - self.used, _chunk_that_fits(costs, 0.9 * (deadline - time.perf_counter())))
                 if n < 1:
                     break
+            began = time.perf_counter()
             drawn = [sampler.draw(self.rng) for _ in range(n)]
             m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
+            costs.append((n, time.perf_counter() - began))
             total += n * np.asarray(m, dtype=float)
             var += (n * np.asarray(e, dtype=float)) ** 2
             self.used += n

@@ -638,6 +638,15 @@ class UpOrDownState(State):
         if seat is not None:
             self.check_seat(seat)
         n = self.players
+        discards = [len(p) for p in self.piles]
+        points = [[column_score(c) for c in cols] for cols in self.cols]
+        columns = [
+            [
+                {"cards": list(c), "direction": _DIRECTION_NAME[direction_of(c)], "score": x} if c else None
+                for c, x in zip(cols, xs)
+            ]
+            for cols, xs in zip(self.cols, points)
+        ]
         v: View = {
             "game": GAME.id,
             "players": n,
@@ -650,16 +659,10 @@ class UpOrDownState(State):
             "display": list(self.ring),
             "played": self.played or None,
             "taken": self.taken or None,
-            "columns": [
-                [
-                    {"cards": list(c), "direction": _DIRECTION_NAME[direction_of(c)], "score": column_score(c)}
-                    if c else None
-                    for c in cols
-                ]
-                for cols in self.cols
-            ],
-            "discards": [len(p) for p in self.piles],
-            "scores": self.scores(),
+            "columns": columns,
+            "discards": discards,
+            # score_of, from the column scores just counted (a view is built at every playout step)
+            "scores": [sum(xs) + d for xs, d in zip(points, discards)],
             "hand_sizes": [len(h) for h in self.hands],
             "known": [sorted(k) for k in self.known],
             "down": self.down,
