@@ -148,7 +148,8 @@ def main(argv: list[str]) -> None:
     print(f"  win rate {wm:.3f} ± {ws:.3f} (all-{opponent} table: 1/{len(teams) if teams else players} before ties)")
     print(f"  mean placing {pm:.3f} ± {ps:.3f}; score diff vs opponents {dm:+.3f} ± {ds:.3f} (positive: better for {bot})")
     print(f"  decision time: {len(ts)} decisions, median {1000 * ts[len(ts) // 2]:.1f} ms, "
-          f"max {1000 * ts[-1]:.1f} ms (2 shared cores)")
+          f"p99 {1000 * ts[min(len(ts) - 1, len(ts) * 99 // 100)]:.1f} ms, max {1000 * ts[-1]:.1f} ms; "
+          f"over 100 ms: {sum(t > 0.1 for t in ts)}, over 1 s: {sum(t > 1.0 for t in ts)} (2 shared cores)")
 
 
 if __name__ == "__main__":
