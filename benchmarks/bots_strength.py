@@ -1,6 +1,6 @@
 """Strength of a bot against the greedy bot on duplicate deals, and its decision times.
 
-    python benchmarks/bots_strength.py GAME BOT [DEALS] [--opponent greedy] [-o key=value ...]
+    python benchmarks/bots_strength.py GAME BOT [DEALS] [--opponent greedy] [--skip N] [-o key=value ...]
 
 Each deal (a seed) is played once per seat with BOT in that seat and OPPONENT in every other seat
 (so each deal is played ``players`` times and every seat's cards go to BOT once). Per game it
@@ -9,10 +9,12 @@ score minus the mean of the opponents' scores (for Sueca, where lower scores win
 turned so that positive is good for BOT). A baseline run with OPPONENT in every seat gives the
 reference win rate (1/players, or 1/2 for partnerships, up to ties). Figures are per deal (the mean over its
 rotations), with the standard error over deals. Decision times are BOT's own, per call of ``act``.
+``--skip N`` plays the deals after the first N (to extend a run of N deals with new ones).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
@@ -90,9 +92,14 @@ def main(argv: list[str]) -> None:
     args = [a for a in argv]
     opponent = "greedy"
     options: dict[str, Any] = {}
+    skip = 0
     if "--opponent" in args:
         i = args.index("--opponent")
         opponent = args[i + 1]
+        del args[i:i + 2]
+    if "--skip" in args:  # continue an earlier run on new deals: its DEALS were the first ones
+        i = args.index("--skip")
+        skip = int(args[i + 1])
         del args[i:i + 2]
     while "-o" in args:
         i = args.index("-o")
@@ -110,7 +117,7 @@ def main(argv: list[str]) -> None:
     places: list[float] = []
     diffs: list[float] = []
     start = time.perf_counter()
-    for n, seed in enumerate(game_seeds(20261122, deals), start=1):
+    for n, seed in enumerate(itertools.islice(game_seeds(20261122, skip + deals), skip, None), start=1):
         w = p = d = 0.0
         for seat in range(players):
             agents: list[Any] = []

@@ -19,8 +19,9 @@ Two ways to play the worlds on, with the same meaning:
   the actions are compared on the same luck. A game without deals (Up or Down?) plays to its end.
 
 ``worlds`` bounds the work, so a fixed seed gives the same decisions on any machine;
-``milliseconds`` (off by default) also stops drawing worlds once the time is up, for the levels
-that promise a time (the decision is then the machine's business, not the seed's alone).
+``milliseconds`` (off by default) also bounds the time, for the levels that promise one: no world
+(or batch of worlds) is started that would end past it at the pace of those so far. The decision
+is then the machine's business, not the seed's alone.
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ class PimcBot(Bot):
     """The playout policy: ``greedy`` or ``random`` (batched engines); scalar playouts use the game's
     ``greedy`` bot when it has one, whatever this says, unless it says ``random``."""
     milliseconds: float | None = None
-    """Stop drawing worlds after this long (at least ``min_worlds`` are always used)."""
+    """A time budget per decision: no world is started that would end past it (but at least
+    ``min_worlds`` are always used, so keep them few enough to fit)."""
     min_worlds: int = 16
     depth: int | None = None
     """Scalar playouts only: stop after this many decisions and compare the policies' valuations
