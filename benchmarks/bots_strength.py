@@ -49,7 +49,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     ``reuse`` (simulations per world drawn). ``pimc:worlds=N,policy=P,ms=M,depth=D`` is the ``pimc`` bot
     with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout; ``valued=1``: playouts scored
     by the policies' ``evaluate``; ``infer=1``: worlds drawn by the policies' ``likelihood``;
-    ``anchor=K``: keep the policy's own choice unless beaten by K standard errors; ``min``: min_worlds).
+    ``anchor=K``: keep the policy's own choice unless beaten by K standard errors; ``min``: min_worlds;
+    ``widest=K``: search only the policy's K favourite actions).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -77,7 +78,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
                                 "valued": bool(int(kv.get("valued", 0))),
                                 "infer": bool(int(kv.get("infer", 0))),
                                 "anchor": float(kv["anchor"]) if "anchor" in kv else None,
-                                "min_worlds": int(kv.get("min", PimcBot.min_worlds))}
+                                "min_worlds": int(kv.get("min", PimcBot.min_worlds)),
+                                "widest": int(kv["widest"]) if "widest" in kv else None}
         return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

@@ -250,6 +250,39 @@ def test_pimc_time_budget_uses_the_minimum_worlds_when_time_is_up():
     assert batched.used == 7  # one chunk: the minimum is reached within it
 
 
+def test_up_or_down_greedy_ranks_the_legal_actions_its_own_choice_first():
+    table = _greedy_table("up-or-down", 4)
+    seen = Counter()
+    for state, seat in _decisions("up-or-down", 8)[:400]:
+        legal = state.legal_actions(seat)
+        if len(legal) < 2:
+            continue
+        view = state.view(seat)
+        ranked = table[seat].ranked(view, legal)
+        assert sorted(ranked) == sorted(legal)
+        assert ranked[0] == table[seat].act(view, legal)
+        seen[view["phase"]] += 1
+        if view["phase"] == "place":
+            # In the order of what each placement gains by the rule's valuation, best first.
+            means, _, _ = scalar_deal_values([state], seat, ranked, table, random.Random(0), depth=0)
+            assert all(a >= b - 1e-9 for a, b in zip(means, means[1:]))
+    assert {"place", "take", "play", "draw"} <= set(seen)
+
+
+def test_pimc_with_widest_searches_only_the_rules_favourites(monkeypatch):
+    game = get_game("up-or-down")
+    state, seat = next((s, k) for s, k in _decisions("up-or-down", 8)
+                       if s.view(k)["phase"] == "place" and len(s.legal_actions(k)) > 3)
+    bot = type("Narrow", (PimcBot,), {"worlds": 3, "depth": 4, "widest": 2})(game, seat, random.Random(2))
+    searched = []
+    monkeypatch.setattr(bot, "estimates", lambda view, legal, against=None: (
+        searched.append(list(legal)) or ([0.0, 1.0], [0.0, 0.0])))
+    view, legal = state.view(seat), state.legal_actions(seat)
+    favourites = make_bot("greedy", game, seat, random.Random(0)).ranked(view, legal)[:2]
+    assert bot.act(view, legal) == favourites[1]
+    assert searched == [favourites]
+
+
 def test_scalar_pimc_starts_no_world_that_would_end_past_the_deadline(monkeypatch):
     """Each world takes 10 ms of a fake clock: with 35 ms, three worlds end in time and a fourth
     would end at 40 ms, so it is not started (a check of the clock alone would start it)."""

@@ -202,6 +202,10 @@ class PimcBot(Bot):
     mean beats it by more than this many standard errors of the difference (paired, in the same
     worlds). Picking the best of noisy means favours the noisiest action; this keeps the bot from
     leaving a sound rule on noise."""
+    widest: int | None = None
+    """Scalar playouts only: search only this many of the legal actions, the policy's favourites
+    (its ``ranked(view, legal)``), so that a decision with many options gets as many worlds for
+    the ones that matter as one with few."""
     chunk: int = 25
     """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
     next batches take as many worlds as the time left allows."""
@@ -298,6 +302,11 @@ class PimcBot(Bot):
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        if self.widest is not None and len(legal) > self.widest and self.game.id not in ENGINES:
+            rule = self._scalar_policies(view["players"])[self.seat]
+            ranked = getattr(rule, "ranked", None)
+            if callable(ranked):
+                legal = list(ranked(view, legal))[:self.widest]
         anchor = self.anchor_for(view)
         if anchor is not None and self.game.id not in ENGINES:
             own = legal.index(self._scalar_policies(view["players"])[self.seat].act(view, legal))

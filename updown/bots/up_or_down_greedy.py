@@ -16,6 +16,7 @@ game nears its end. Every decision compares play areas:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,6 +67,25 @@ class UpOrDownGreedy(Bot):
             return self._draw(view, cols, ctx, legal)
         return legal[0]
 
+    def ranked(self, view: View, legal: Sequence[int]) -> list[int]:
+        """``legal`` in the order this rule prefers them, its own choice first: placements by what
+        they gain, takes by the best placement of the card, hand cards by the take they open.
+        ``pimc`` with ``widest`` searches only the first few."""
+        phase = view["phase"]
+        cols = self._columns(view)
+        ctx = self._context(view)
+        if phase == "place":
+            gains = self._place_gains(cols, int(view["taken"]), ctx, legal)
+            values = [g if g is not None else -math.inf for g in gains]
+            return [a for _, _, a in sorted(zip((-v for v in values), range(len(legal)), legal))]
+        if phase == "take":
+            return sorted(legal, key=lambda a: (-self._best_place(cols, a - TAKE, ctx)[0], a))
+        if phase == "play":
+            ring = list(view["display"])
+            return sorted(legal, key=lambda c: (-self._play_value(ring, c, cols, ctx), c))
+        first = self.act(view, legal)
+        return [first, *(a for a in legal if a != first)]
+
     def evaluate(self, view: View) -> float:
         """This seat's final score as the rule sees it from ``view``: its columns' scores plus their
         promise (which fades to nothing as the game ends) and its discarded cards' points."""
@@ -90,8 +110,13 @@ class UpOrDownGreedy(Bot):
     def _column_value(col: Sequence[int], ctx: dict[str, Any]) -> float:
         if not col:
             return 0.0
-        top: int = ctx["top"]
         length, main, last, rising = _shape(tuple(col))
+        return UpOrDownGreedy._shape_value(length, main, last, rising, ctx)
+
+    @staticmethod
+    def _shape_value(length: int, main: int, last: int, rising: bool | None, ctx: dict[str, Any]) -> float:
+        """A column's value from its :func:`_shape`: its score, and its promise while it can grow."""
+        top: int = ctx["top"]
         if rising is None:
             room = max(top - last, last - 1)
         elif rising:
@@ -113,28 +138,49 @@ class UpOrDownGreedy(Bot):
             if found is None:
                 found = seen[card] = self._best_place(cols, card, ctx, self._place_options(cols, card))
             return found
-        options = legal
-        # A placement changes one column: its gain is that column's new value less its old one.
-        values: list[float] | None = ctx.get("values")
-        if values is None:  # once per decision (setdefault would build the list on every call)
-            values = ctx["values"] = [self._column_value(c, ctx) for c in cols]
         best: tuple[float, int] | None = None
-        for action in options:
-            if action == NEW:
-                k = next(i for i, c in enumerate(cols) if not c)
-                value = self._column_value([card], ctx) - values[k]
-            elif COL < action <= COL + 3:
-                k = action - COL - 1
-                value = self._column_value([*cols[k], card], ctx) - values[k]
-            elif GIVE_UP < action <= GIVE_UP + 3:
-                k = action - GIVE_UP - 1
-                value = self._column_value([card], ctx) - values[k] + len(cols[k])
-            else:
-                continue
-            if best is None or value > best[0]:
+        for value, action in zip(self._place_gains(cols, card, ctx, legal), legal):
+            if value is not None and (best is None or value > best[0]):
                 best = (value, action)
         assert best is not None
         return best
+
+    def _place_gains(
+        self, cols: list[list[int]], card: int, ctx: dict[str, Any], options: Sequence[int]
+    ) -> list[float | None]:
+        """What each placement of ``card`` gains (None for an action that is not a placement)."""
+        # A placement changes one column: its gain is that column's new value less its old one.
+        # Each column's value and shape are worked out once a decision; a card put on a column
+        # changes its shape by a step (one longer, this card last), not counted again.
+        shapes: list[tuple[int, list[int], int, int, bool | None] | None] | None = ctx.get("shapes")
+        values: list[float]
+        if shapes is None:  # once per decision (setdefault would build the lists on every call)
+            shapes = ctx["shapes"] = [
+                (len(c), counts, max(counts), c[0], None if len(c) == 1 else c[1] > c[0]) if c else None
+                for c, counts in zip(cols, map(_counts, cols))]
+            values = ctx["values"] = [self._column_value(c, ctx) for c in cols]
+        else:
+            values = ctx["values"]
+        alone = self._shape_value(1, 1, card, None, ctx)
+        gains: list[float | None] = []
+        for action in options:
+            if action == NEW:
+                k = next(i for i, c in enumerate(cols) if not c)
+                gains.append(alone - values[k])
+            elif COL < action <= COL + 3:
+                k = action - COL - 1
+                shape = shapes[k]
+                assert shape is not None
+                length, counts, main, first, rising = shape
+                main = max(main, counts[COLOUR[card]] + 1)
+                grown = self._shape_value(length + 1, main, card, card > first if rising is None else rising, ctx)
+                gains.append(grown - values[k])
+            elif GIVE_UP < action <= GIVE_UP + 3:
+                k = action - GIVE_UP - 1
+                gains.append(alone - values[k] + len(cols[k]))
+            else:
+                gains.append(None)
+        return gains
 
     @staticmethod
     def _place_options(cols: list[list[int]], card: int) -> list[int]:
