@@ -229,7 +229,7 @@ class UpOrDownNormal(PimcBot):
     four worlds took 150 to 300 ms (the budget is kept by not starting a world that would end
     past it). It searches only the rule's two favourite actions (``widest``): over 40 duplicate
     deals, with the time kept, all actions gained +2.9 points a game against greedy, the three
-    favourites +5.3, the two favourites +6.5 (docs/bots.md, eighth pass)."""
+    favourites +5.3, the two favourites +7.0 (docs/bots.md, eighth pass)."""
 
     name = "normal"
     description = ("flat Monte Carlo from its own view: up to 100 drawn worlds or 90 ms per decision, the "
