@@ -239,7 +239,7 @@ class UpOrDownNormal(PimcBot):
     depth = 80
     milliseconds = 90.0
     min_worlds = 1
-    widest = 2
+    widest: int | None = 2
 
 
 class UpOrDownHard(UpOrDownNormal):
