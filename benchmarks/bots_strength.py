@@ -1,6 +1,6 @@
 """Strength of a bot against the greedy bot on duplicate deals, and its decision times.
 
-    python benchmarks/bots_strength.py GAME BOT [DEALS] [--opponent greedy] [--skip N] [-o key=value ...]
+    python benchmarks/bots_strength.py GAME BOT [DEALS] [--opponent greedy] [--skip N] [--log FILE] [-o key=value ...]
 
 Each deal (a seed) is played once per seat with BOT in that seat and OPPONENT in every other seat
 (so each deal is played ``players`` times and every seat's cards go to BOT once). Per game it
@@ -10,11 +10,14 @@ turned so that positive is good for BOT). A baseline run with OPPONENT in every 
 reference win rate (1/players, or 1/2 for partnerships, up to ties). Figures are per deal (the mean over its
 rotations), with the standard error over deals. Decision times are BOT's own, per call of ``act``.
 ``--skip N`` plays the deals after the first N (to extend a run of N deals with new ones).
+``--log FILE`` appends one JSON line per deal (its seed, the bot's win rate and score diff over
+the seats), so that two runs on the same deals can be compared deal by deal.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 import statistics
@@ -99,6 +102,11 @@ def main(argv: list[str]) -> None:
         i = args.index("--opponent")
         opponent = args[i + 1]
         del args[i:i + 2]
+    log = None
+    if "--log" in args:  # one JSON line per deal (its seed, the bot's win rate and score diff), for paired comparisons
+        i = args.index("--log")
+        log = open(args[i + 1], "a", encoding="utf-8")
+        del args[i:i + 2]
     if "--skip" in args:  # continue an earlier run on new deals: its DEALS were the first ones
         i = args.index("--skip")
         skip = int(args[i + 1])
@@ -140,6 +148,9 @@ def main(argv: list[str]) -> None:
         wins.append(w / players)
         places.append(p / players)
         diffs.append(d / players)
+        if log is not None:
+            log.write(json.dumps({"deal": skip + n, "seed": seed, "bot": bot, "win": w / players, "diff": d / players}) + "\n")
+            log.flush()
         if n % 10 == 0 or n == deals or n < 10:
             wm, ws = mean_se(wins)
             dm, ds = mean_se(diffs)

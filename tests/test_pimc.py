@@ -15,8 +15,9 @@ np = pytest.importorskip("numpy")
 from updown.batched.playout import ENGINES, deal_values  # noqa: E402
 from updown.bots import bot_names, make_bot  # noqa: E402
 from updown.bots import pimc as pimc_module  # noqa: E402
-from updown.bots.pimc import PimcBot, _chunk_that_fits, _play_deal, scalar_deal_values  # noqa: E402
+from updown.bots.pimc import PimcBot, _chunk_that_fits, _play_deal, _race_end, scalar_deal_values  # noqa: E402
 from updown.bots.search import deal_rewards  # noqa: E402
+from updown.bots.updown_sueca_greedy import UpDownSuecaGreedy  # noqa: E402
 from updown.core.driver import play_game  # noqa: E402
 from updown.core.protocol import State  # noqa: E402
 from updown.core.records import Record, replay  # noqa: E402
@@ -155,6 +156,21 @@ def test_updown_levels_play_a_round_legally_and_reproducibly():
     assert isinstance(make_bot("hard", game, 0, random.Random(0)), PimcBot)
     assert PimcBot.worlds < type(make_bot("hard", game, 0, random.Random(0))).worlds
     assert isinstance(make_bot("normal", get_game("euchre"), 0, random.Random(0)), PimcBot)
+
+
+def _greedy_match(game_id: str, seed: int) -> State:
+    """A whole match of the game's greedy bots, finished."""
+    game = get_game(game_id)
+    state = game.new_state(game.bench_players)
+    rng = random.Random(seed)
+    table = _greedy_table(game_id, game.bench_players)
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+        else:
+            k = state.actors()[0]
+            state.apply(table[k].act(state.view(k), state.legal_actions(k)), k)
+    return state
 
 
 def _greedy_table(game_id: str, players: int) -> list[Any]:
@@ -341,7 +357,6 @@ def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly()
 def test_sueca_greedy_values_the_race_by_the_scores():
     # The Sueca policy's valuation: a chance to win the match, summing to 1 over the seats, higher
     # the fewer points a seat has left, sharper near the end, and exact once the match is over.
-    game = get_game("updown-sueca")
     bots = _greedy_table("updown-sueca", 4)
 
     def chances(scores: list[int]) -> list[float]:
@@ -354,15 +369,7 @@ def test_sueca_greedy_values_the_race_by_the_scores():
     assert chances([20, 20, 20, 20]) == pytest.approx([0.25] * 4)
     # The same one-point lead counts for more at 3 points left than at 18.
     assert chances([3, 4, 4, 4])[0] > chances([18, 19, 19, 19])[0]
-    state = game.new_state(4)
-    rng = random.Random(2)
-    table = _greedy_table("updown-sueca", 4)
-    while not state.is_terminal():
-        if state.is_chance():
-            state.apply(state.sample_chance(rng))
-        else:
-            k = state.actors()[0]
-            state.apply(table[k].act(state.view(k), state.legal_actions(k)), k)
+    state = _greedy_match("updown-sueca", 2)
     winner = state.result().winners[0]
     assert [b.evaluate(state.view(k)) for k, b in enumerate(bots)] == [float(k == winner) for k in range(4)]
 
@@ -547,3 +554,34 @@ def test_sueca_levels_draw_worlds_by_the_exchange_model_and_anchor_only_trump_an
             phases[view["phase"]] += 1
         state.apply(greedy[seat].act(view, legal), seat)
     assert phases["trick"] and phases["decide"] and phases["exchange"], phases
+
+
+def test_race_scoring_reads_the_chances_at_the_deals_end():
+    # A linear "race model" (minus each score) must give exactly the points margin while the match
+    # goes on; a flat one gives 0 for every action; and a finished match gives its winners the win.
+    table = _greedy_table("updown-sueca", 4)
+    early = [(s, k) for s, k in _decisions("updown-sueca", 4) if len(s.legal_actions(k)) > 1
+             and s.progress().deals == 0][:6]
+    assert early
+    for state, seat in early:
+        legal = state.legal_actions(seat)
+        points, _, _ = scalar_deal_values([state.clone() for _ in range(3)], seat, legal, table, random.Random(5))
+        linear, _, _ = scalar_deal_values([state.clone() for _ in range(3)], seat, legal, table, random.Random(5),
+                                          race=lambda scores: [-s for s in scores])
+        flat, _, _ = scalar_deal_values([state.clone() for _ in range(3)], seat, legal, table, random.Random(5),
+                                        race=lambda scores: [0.25] * len(scores))
+        assert linear == pytest.approx(points)
+        assert flat == pytest.approx([0.0] * len(legal))
+        assert any(abs(p) > 0 for p in points)  # the comparison above is not between zeros
+    state = _greedy_match("updown-sueca", 7)
+    winner = state.result().winners[0]
+    got = _race_end(state, state.progress(), UpDownSuecaGreedy.chances)
+    assert list(got) == [float(k == winner) for k in range(4)]
+
+
+def test_race_scoring_needs_a_policy_with_a_race_model():
+    game = get_game("up-or-down")
+    state, seat = next((s, k) for s, k in _decisions("up-or-down", 3) if len(s.legal_actions(k)) > 1)
+    bot = type("P", (PimcBot,), {"race": True, "worlds": 2})(game, seat, random.Random(0))
+    with pytest.raises(ValueError, match="race scoring needs a policy with a race model: UpOrDownGreedy has no chances"):
+        bot.act(state.view(seat), state.legal_actions(seat))

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ from updown.core.protocol import Game, State, View, WorldSampler
 def scalar_deal_values(
     worlds: Iterable[State], seat: int, legal: Sequence[int], policies: Sequence[Bot], rng: random.Random,
     deadline: float | None = None, min_worlds: int = 1, depth: int | None = None, valued: bool = False,
-    against: int | None = None,
+    against: int | None = None, race: Callable[[Sequence[float]], Sequence[float]] | None = None,
 ) -> tuple[list[float], list[float], int]:
     """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
     worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, would pass
@@ -61,6 +61,12 @@ def scalar_deal_values(
     position is worth judged from its view (Up or Down?: a score so far plus what its columns
     promise; the Sueca Up&Down: its chance to win the match). Each seat's gain is its valuation at
     the stop less at the start, and the margin is the seat's gain less the others' mean gain.
+
+    With ``race`` (a function from the seats' scores to each seat's chance to win the game), a
+    playout is scored by the change in those chances over the deal: at its end they are the
+    chances of the scores then, or, if the game ended, 1 shared by the winners. The margin is the
+    seat's gain less the others' mean gain, as with the points. A point then counts for more where
+    the race is close to being decided, for the seat and for whoever is about to win.
 
     With ``against`` (an index into ``legal``), the standard errors are those of each action's
     mean less that action's, world by world (0 for that action itself): the noise of a
@@ -92,6 +98,7 @@ def scalar_deal_values(
         start = world.progress()
         seed = rng.getrandbits(64)
         before = _valuations(world, policies) if valued else None
+        odds = race(start.scores) if race is not None and start is not None else None
         for k in range(world.players):  # filtered once here, the clones start from it
             world.visible_log(k)
         for j, action in enumerate(legal):
@@ -104,6 +111,9 @@ def scalar_deal_values(
             end = w.progress()
             if before is not None:
                 gains = [b - a for a, b in zip(before, _valuations(w, policies))]
+                margin = gains[seat] - (sum(gains) - gains[seat]) / max(len(gains) - 1, 1)
+            elif odds is not None and race is not None and end is not None:
+                gains = [b - a for a, b in zip(odds, _race_end(w, end, race))]
                 margin = gains[seat] - (sum(gains) - gains[seat]) / max(len(gains) - 1, 1)
             elif start is None or end is None:  # a game without progress: its reward at the end
                 margin = rewards(w.result())[seat]
@@ -140,6 +150,15 @@ def _chunk_that_fits(costs: Sequence[tuple[int, float]], left: float) -> int:
         if each > 0:
             n = min(n, int((left - (t1 - each * n1)) / each))
     return n if n >= max(costs[0][0] // 5, 1) else 0
+
+
+def _race_end(world: State, end: Any, race: Callable[[Sequence[float]], Sequence[float]]) -> Sequence[float]:
+    """Each seat's chance to win after a playout: by the race model, or 1 shared by the winners."""
+    if not world.is_terminal():
+        return race(end.scores)
+    placings = world.result().placings
+    first = sum(1 for p in placings if p == 1)
+    return [1.0 / first if p == 1 else 0.0 for p in placings]
 
 
 def _valuations(world: State, policies: Sequence[Bot]) -> list[float]:
@@ -192,6 +211,9 @@ class PimcBot(Bot):
     (see :func:`scalar_deal_values`); for a game whose deal is long or which has no deals."""
     valued: bool = False
     """Scalar playouts only: score each playout's end by the policies' valuations, not the points."""
+    race: bool = False
+    """Scalar playouts only: score each playout by the change in the seat's chance to win the game,
+    read from the scores by its policy's race model (``chances(scores)``), not by the points."""
     infer: bool = False
     """Scalar playouts only: draw worlds in proportion to how likely the policies make the other
     seats' choices so far (their ``likelihood(view)``, read from each seat's view of the world),
@@ -241,10 +263,14 @@ class PimcBot(Bot):
                 draw = lambda rng: self._inferred(sampler, policies, rng)  # noqa: E731
             # Worlds are drawn as they are played on, so a time budget saves the drawing too.
             worlds = (draw(self.rng) for _ in range(self.worlds))
+            race = getattr(policies[self.seat], "chances", None) if self.race else None
+            if self.race and not callable(race):
+                raise ValueError(f"race scoring needs a policy with a race model: "
+                                 f"{type(policies[self.seat]).__name__} has no chances")
             means, errors, self.used = scalar_deal_values(
                 worlds, self.seat, legal, policies, self.rng,
                 deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
-                valued=self.valued, against=against)
+                valued=self.valued, against=against, race=race)
             return means, errors
         if deadline is None:
             drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
