@@ -53,7 +53,10 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     with those settings (``ms``: its time budget per decision; ``depth``: decisions per playout; ``valued=1``: playouts scored
     by the policies' ``evaluate``; ``infer=1``: worlds drawn by the policies' ``likelihood``;
     ``anchor=K``: keep the policy's own choice unless beaten by K standard errors; ``min``: min_worlds;
-    ``widest=K``: search only the policy's K favourite actions).
+    ``widest=K``: search only the policy's K favourite actions; ``own=P+Q``: the seat's own later
+    choices tried exhaustively (``own_best``) at the decisions of phases P, Q (the view's ``phase``),
+    or at all with ``own=all``). ``LEVEL:key=value,...`` is a registered ``pimc`` level of the game
+    (``normal``, ``hard``) with the same keys changed (``worlds``, ``ms``, ``min``, ``own``).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -83,8 +86,35 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
                                 "anchor": float(kv["anchor"]) if "anchor" in kv else None,
                                 "min_worlds": int(kv.get("min", PimcBot.min_worlds)),
                                 "widest": int(kv["widest"]) if "widest" in kv else None}
-        return type("Pimc", (PimcBot,), pimc)(game, seat, rng)
+        return _with_own(type("Pimc", (PimcBot,), pimc), kv)(game, seat, rng)
+    if ":" in name:  # a level with some settings changed: hard:worlds=40,ms=0,own=trick
+        from updown.bots.pimc import PimcBot
+
+        level, _, rest = name.partition(":")
+        base = type(make_bot(level, game, seat, random.Random(0)))
+        if not issubclass(base, PimcBot):
+            raise SystemExit(f"{level!r} is not a pimc level of {game.id}: settings apply to those only")
+        kv = dict(part.partition("=")[::2] for part in rest.split(",") if part)
+        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own"})
+        if unknown:
+            raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: worlds, ms, min or own")
+        attrs: dict[str, Any] = {}
+        if "worlds" in kv:
+            attrs["worlds"] = int(kv["worlds"])
+        if "ms" in kv:
+            attrs["milliseconds"] = float(kv["ms"]) or None  # ms=0: no time budget
+        if "min" in kv:
+            attrs["min_worlds"] = int(kv["min"])
+        return _with_own(type(level.title(), (base,), attrs), kv)(game, seat, rng)
     return make_bot(name, game, seat, rng)
+
+
+def _with_own(cls: Any, kv: dict[str, str]) -> Any:
+    """``own=P+Q``: own_best at the decisions of those phases (``all``: every decision)."""
+    if "own" not in kv:
+        return cls
+    phases = set(kv["own"].split("+"))
+    return type(cls.__name__, (cls,), {"own_best_for": lambda self, view: "all" in phases or view.get("phase") in phases})
 
 
 def mean_se(xs: list[float]) -> tuple[float, float]:
@@ -95,6 +125,9 @@ def mean_se(xs: list[float]) -> tuple[float, float]:
 
 def main(argv: list[str]) -> None:
     args = [a for a in argv]
+    if not args or "-h" in args or "--help" in args:
+        print(__doc__)
+        raise SystemExit(0 if args else 2)
     opponent = "greedy"
     options: dict[str, Any] = {}
     skip = 0
@@ -116,6 +149,8 @@ def main(argv: list[str]) -> None:
         k, _, v = args[i + 1].partition("=")
         options[k] = int(v) if v.isdigit() else v
         del args[i:i + 2]
+    if len(args) < 2 or (len(args) > 2 and not args[2].isdigit()):
+        raise SystemExit(f"usage: bots_strength.py GAME BOT [DEALS] [options] (got {' '.join(argv)!r}; --help for more)")
     game_id, bot = args[0], args[1]
     deals = int(args[2]) if len(args) > 2 else 20
     game = get_game(game_id)

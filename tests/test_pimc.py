@@ -585,3 +585,36 @@ def test_race_scoring_needs_a_policy_with_a_race_model():
     bot = type("P", (PimcBot,), {"race": True, "worlds": 2})(game, seat, random.Random(0))
     with pytest.raises(ValueError, match="race scoring needs a policy with a race model: UpOrDownGreedy has no chances"):
         bot.act(state.view(seat), state.legal_actions(seat))
+
+
+def test_own_best_tries_every_later_choice_of_the_seat_and_never_does_worse_than_the_policy():
+    # In one world with the chance seed fixed, the policy's own later choices are one of the
+    # sequences own_best tries: so its value is at least the policy's, world by world, equal where
+    # the seat has no later choice, and above it somewhere (or nothing is being tried).
+    table = _greedy_table("updown-sueca", 4)
+    game = get_game("updown-sueca")
+    higher = equal_forced = 0
+    for seed in (3, 4, 10, 11):
+        for state, seat in _decisions("updown-sueca", seed):
+            legal = state.legal_actions(seat)
+            if len(legal) < 2 or state.view(seat)["phase"] not in ("trick", "exchange"):
+                continue
+            world = game.world_sampler(state.view(seat)).draw(random.Random(seed))
+            plain, _, _ = scalar_deal_values([world.clone()], seat, legal, table, random.Random(1))
+            best, _, _ = scalar_deal_values([world.clone()], seat, legal, table, random.Random(1), own_best=True)
+            for p, b in zip(plain, best):
+                assert b >= p - 1e-9
+            if len(state.view(seat)["hand"]) == 2 and state.view(seat)["phase"] == "trick":
+                assert best == pytest.approx(plain)  # one card left after this one: nothing to choose
+                equal_forced += 1
+            higher += any(b > p + 1e-9 for p, b in zip(plain, best))
+    assert higher > 0 and equal_forced > 0
+
+
+def test_own_best_scores_by_the_points_only():
+    table = _greedy_table("updown-sueca", 4)
+    state, seat = next((s, k) for s, k in _decisions("updown-sueca", 3) if len(s.legal_actions(k)) > 1)
+    for kwargs in ({"depth": 2}, {"valued": True}, {"race": UpDownSuecaGreedy.chances}):
+        with pytest.raises(ValueError, match="own_best scores playouts by the points"):
+            scalar_deal_values([state.clone()], seat, state.legal_actions(seat), table, random.Random(0),
+                               own_best=True, **kwargs)

@@ -44,6 +44,7 @@ def scalar_deal_values(
     worlds: Iterable[State], seat: int, legal: Sequence[int], policies: Sequence[Bot], rng: random.Random,
     deadline: float | None = None, min_worlds: int = 1, depth: int | None = None, valued: bool = False,
     against: int | None = None, race: Callable[[Sequence[float]], Sequence[float]] | None = None,
+    own_best: bool = False,
 ) -> tuple[list[float], list[float], int]:
     """Each legal action's mean margin over the deal in ``worlds``, its standard error, and how many
     worlds were used (fewer than given if ``deadline``, a ``time.perf_counter()`` value, would pass
@@ -68,11 +69,20 @@ def scalar_deal_values(
     seat's gain less the others' mean gain, as with the points. A point then counts for more where
     the race is close to being decided, for the seat and for whoever is about to win.
 
+    With ``own_best``, the seat's own later choices in a playout are not the policy's but the
+    best ones for the margin in that world: every sequence of them is tried (the other seats
+    still play by their policies, and chance by the world's seed, drawn anew in each branch from
+    the same state of the generator). It costs as many playouts as the seat has sequences of
+    choices left, so it is for the end of a deal; it is scored by the points (not with ``depth``,
+    ``valued`` or ``race``). Knowing the world, the seat plays as if it would know it later too.
+
     With ``against`` (an index into ``legal``), the standard errors are those of each action's
     mean less that action's, world by world (0 for that action itself): the noise of a
     comparison in the same worlds, smaller than either mean's own.
     """
     valued = valued or depth is not None
+    if own_best and (valued or race is not None):
+        raise ValueError("own_best scores playouts by the points: not with depth, valued or race")
     if valued:
         missing = sorted({type(p).__name__ for p in policies if not callable(getattr(p, "evaluate", None))})
         if missing:
@@ -107,6 +117,10 @@ def scalar_deal_values(
             w.apply(action, seat)
             for k, a in others:
                 w.apply(a, k)
+            if own_best:
+                margins[j] = _best_margin(w, seat, policies, random.Random(seed),
+                                          start.deals if start is not None else None, start)
+                continue
             _play_deal(w, policies, random.Random(seed), start.deals if start is not None else None, depth)
             end = w.progress()
             if before is not None:
@@ -159,6 +173,42 @@ def _race_end(world: State, end: Any, race: Callable[[Sequence[float]], Sequence
     placings = world.result().placings
     first = sum(1 for p in placings if p == 1)
     return [1.0 / first if p == 1 else 0.0 for p in placings]
+
+
+def _best_margin(world: State, seat: int, policies: Sequence[Bot], rng: random.Random, deals: int | None,
+                 start: Any) -> float:
+    """The seat's best margin over the rest of the deal in this world: the others play by their
+    policies, the seat tries each of its choices (the generator's state copied into each branch)."""
+    while not world.is_terminal():
+        if world.is_chance():
+            progress = world.progress()
+            if deals is not None and progress is not None and progress.deals > deals:
+                break
+            world.apply(world.sample_chance(rng))
+            continue
+        actors = world.actors()
+        if seat in actors and len(actors) == 1:
+            legal = world.legal_actions(seat)
+            if len(legal) > 1:
+                best = -math.inf
+                state = rng.getstate()
+                for action in legal:
+                    branch = world.clone()
+                    branch.apply(action, seat)
+                    fork = random.Random()
+                    fork.setstate(state)
+                    best = max(best, _best_margin(branch, seat, policies, fork, deals, start))
+                return best
+            world.apply(legal[0], seat)
+            continue
+        picks = [(k, policies[k].act(world.view(k), world.legal_actions(k)) if len(world.legal_actions(k)) > 1
+                  else world.legal_actions(k)[0]) for k in actors]
+        for k, a in picks:
+            world.apply(a, k)
+    end = world.progress()
+    if start is None or end is None:
+        return rewards(world.result())[seat]
+    return deal_rewards(start, end)[seat]
 
 
 def _valuations(world: State, policies: Sequence[Bot]) -> list[float]:
@@ -228,6 +278,9 @@ class PimcBot(Bot):
     """Scalar playouts only: search only this many of the legal actions, the policy's favourites
     (its ``ranked(view, legal)``), so that a decision with many options gets as many worlds for
     the ones that matter as one with few."""
+    own_best: bool = False
+    """Scalar playouts only: the seat's own later choices in a playout are the best ones in that
+    world, all tried (see :func:`scalar_deal_values`), where :meth:`own_best_for` says so."""
     chunk: int = 25
     """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
     next batches take as many worlds as the time left allows."""
@@ -270,7 +323,7 @@ class PimcBot(Bot):
             means, errors, self.used = scalar_deal_values(
                 worlds, self.seat, legal, policies, self.rng,
                 deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
-                valued=self.valued, against=against, race=race)
+                valued=self.valued, against=against, race=race, own_best=self.own_best_for(view))
             return means, errors
         if deadline is None:
             drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
@@ -324,6 +377,11 @@ class PimcBot(Bot):
     def anchor_for(self, view: View) -> float | None:
         """The :attr:`anchor` for this decision (a level may anchor some kinds of decision only)."""
         return self.anchor
+
+    def own_best_for(self, view: View) -> bool:
+        """Whether this decision's playouts try all the seat's own later choices (:attr:`own_best`;
+        a level may do it only where few choices are left)."""
+        return self.own_best
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:

@@ -1,0 +1,64 @@
+"""The benchmarks' bot specs (benchmarks/bots_strength.py) and the deal-by-deal comparison
+(benchmarks/deal_pairs.py): what they build and that they compare like with like."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("numpy")
+
+from updown.bots.updown_sueca_greedy import UpDownSuecaHard  # noqa: E402
+from updown.core.registry import get_game  # noqa: E402
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load(name: str) -> ModuleType:
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_level_with_settings_changed_keeps_the_level_and_changes_only_those():
+    strength = load("bots_strength")
+    game = get_game("updown-sueca")
+    bot = strength._bot("hard:worlds=8,ms=0,own=trick+decide", game, 1, random.Random(0))
+    assert isinstance(bot, UpDownSuecaHard)  # the level's worlds (the exchange model) and anchors stay
+    assert (bot.worlds, bot.milliseconds, bot.min_worlds) == (8, None, UpDownSuecaHard.min_worlds)
+    assert bot.own_best_for({"phase": "trick"}) and bot.own_best_for({"phase": "decide"})
+    assert not bot.own_best_for({"phase": "exchange"})
+    plain = strength._bot("hard:worlds=8", game, 1, random.Random(0))
+    assert plain.milliseconds == UpDownSuecaHard.milliseconds and not plain.own_best_for({"phase": "trick"})
+    with pytest.raises(SystemExit, match="unknown setting depth"):
+        strength._bot("hard:depth=3", game, 1, random.Random(0))
+    with pytest.raises(SystemExit, match="'greedy' is not a pimc level of updown-sueca"):
+        strength._bot("greedy:worlds=3", game, 1, random.Random(0))
+
+
+def test_deal_pairs_plays_the_same_deal_for_every_bot_and_greedy_scores_nothing(capsys):
+    pairs = load("deal_pairs")
+    game = get_game("updown-sueca")
+    start = pairs.deal_start(game, 4, 12345)
+    assert not start.is_terminal() and start.is_chance()
+    times: list[float] = []
+    greedy = [pairs.play_deal(game, start, seat, pairs._bot("greedy", game, seat, random.Random(seat)), 12345, times)
+              for seat in range(4)]
+    # The same deal and chance for every seat, greedy everywhere: the seats' margins cancel (they
+    # would not if each seat's game had its own cards).
+    assert sum(greedy) == pytest.approx(0.0) and any(greedy)
+    twice = [pairs.play_deal(game, start, 2, pairs._bot("hard:worlds=6,ms=0", game, 2, random.Random(7)), 12345,
+                             times) for _ in range(2)]
+    assert twice[0] == twice[1]  # a seeded bot on the same deal: the same margin
+    pairs.main(["updown-sueca", "2", "greedy", "hard:worlds=4,ms=0"])
+    out = capsys.readouterr().out
+    assert "greedy: +0.000 ± 0.000 points a deal" in out and "less greedy" in out
