@@ -80,8 +80,8 @@ class UpDownSuecaGreedy(Bot):
 
     def likelihood(self, view: View) -> float:
         """How likely this rule makes the choices the seat's view shows it made in the current deal:
-        the trump it chose from its first packet, and playing or sitting out. Each choice the rule
-        would have made alike counts 1, each other one :attr:`slip`. ``pimc`` (with ``infer``)
+        the trump it chose from its first packet, playing or sitting out, and each card it played
+        in the tricks. Each choice the rule would have made alike counts 1, each other one :attr:`slip`. ``pimc`` (with ``infer``)
         draws worlds by this, read from each other seat's view of the world, so that the others'
         hands fit their choices. The cards thrown in the exchange are not weighed: drawn worlds
         almost never match them exactly (about 1 in 1,000 at the tricks), too few to draw from."""
@@ -105,6 +105,8 @@ class UpDownSuecaGreedy(Bot):
         if suit_chosen is not None and turned is None and 1 in packets:
             if self._trump(packets[1], range(TRUMP, TRUMP + 4)) != TRUMP + "CDHS".index(suit_chosen):
                 weight *= self.slip
+        if view["trump"] is not None:
+            weight *= self.slip ** self._trick_slips(view, "CDHS".index(view["trump"]))
         decision = view["decisions"][seat]
         if decision is None or view["forced"][seat] or len(packets) < 2 or view["trump"] is None:
             return weight  # a forced seat did not choose to play
@@ -116,6 +118,36 @@ class UpDownSuecaGreedy(Bot):
                 PLAY if decision == "play" else SIT_OUT):
             weight *= self.slip
         return weight
+
+    def _trick_slips(self, view: View, trump: int) -> int:
+        """How many of the seat's cards in this deal's tricks the rule would not have played. Its
+        hand at each trick is its hand now and the cards it played since; what was legal then is
+        worked out by the rules of play (follow suit; else overtrump a trump on the table if it
+        can; the leader holding the ace of trumps leads it)."""
+        seat = self.seat
+        deal = view["deal"]
+        events = [e for e in view["log"] if e["type"] == "trick" and e["deal"] == deal]
+        rounds = [[(s, card_id(c)) for s, c in e["cards"]] for e in events]
+        if view["table"]:
+            rounds.append([(s, card_id(c)) for s, c in view["table"]])
+        held = {card_id(c) for c in view["hand"]}
+        slips = 0
+        for t in range(len(rounds) - 1, -1, -1):
+            cards = rounds[t]
+            pos = next((i for i, (s, _) in enumerate(cards) if s == seat), -1)
+            if pos < 0:
+                continue
+            played = cards[pos][1]
+            held.add(played)
+            hand = sorted(held)
+            before = cards[:pos]
+            seen = set(hand)
+            for earlier in rounds[:t]:
+                seen.update(c for _, c in earlier)
+            seen.update(c for _, c in before)
+            if self._card(_legal_then(hand, before, trump), before, seen, trump) != played:
+                slips += 1
+        return slips
 
     # -- before the tricks ----------------------------------------------------------------------
     @staticmethod
@@ -168,6 +200,10 @@ class UpDownSuecaGreedy(Bot):
                 seen.update(card_id(c) for _, c in event["cards"])
         table = [(s, card_id(c)) for s, c in view["table"]]
         seen.update(c for _, c in table)
+        return self._card(legal, table, seen, trump)
+
+    def _card(self, legal: Sequence[int], table: list[tuple[int, int]], seen: set[int], trump: int) -> int:
+        """The card to play from ``legal``, with ``table`` on the table and ``seen`` known."""
         if not table:
             return self._lead(list(legal), seen, trump)
         led = suit_of(table[0][1])
@@ -203,6 +239,23 @@ class UpDownSuecaGreedy(Bot):
         if side:
             return min(side, key=strength)
         return min(legal)
+
+
+def _legal_then(hand: list[int], table: list[tuple[int, int]], trump: int) -> list[int]:
+    """The cards of ``hand`` (sorted) a seat could play with ``table`` on the table, as
+    ``UpDownSuecaState._playable`` has them: for reading a seat's past plays from its view."""
+    if not table:
+        ace = trump * 10 + 9
+        return [ace] if ace in hand else hand
+    led = suit_of(table[0][1])
+    follow = [c for c in hand if suit_of(c) == led]
+    if follow:
+        return follow
+    low = trump * 10 - 1
+    for _, c in table:
+        if c > low and suit_of(c) == trump:
+            low = c
+    return [c for c in hand if low < c < trump * 10 + 10] or hand
 
 
 class UpDownSuecaNormal(PimcBot):
