@@ -201,8 +201,10 @@ def _best_margin(world: State, seat: int, policies: Sequence[Bot], rng: random.R
                 return best
             world.apply(legal[0], seat)
             continue
-        picks = [(k, policies[k].act(world.view(k), world.legal_actions(k)) if len(world.legal_actions(k)) > 1
-                  else world.legal_actions(k)[0]) for k in actors]
+        picks = []
+        for k in actors:
+            options = world.legal_actions(k)
+            picks.append((k, policies[k].act(world.view(k), options) if len(options) > 1 else options[0]))
         for k, a in picks:
             world.apply(a, k)
     end = world.progress()
