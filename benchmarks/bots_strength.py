@@ -56,7 +56,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     ``widest=K``: search only the policy's K favourite actions; ``own=P+Q``: the seat's own later
     choices tried exhaustively (``own_best``) at the decisions of phases P, Q (the view's ``phase``),
     or at all with ``own=all``). ``LEVEL:key=value,...`` is a registered ``pimc`` level of the game
-    (``normal``, ``hard``) with the same keys changed (``worlds``, ``ms``, ``min``, ``own``, ``infer``).
+    (``normal``, ``hard``) with the same keys changed (``worlds``, ``ms``, ``min``, ``own``, ``infer``,
+    ``policy``: the batched playouts' rule, ``greedy``, ``bot`` or ``random``).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -95,9 +96,9 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         if not issubclass(base, PimcBot):
             raise SystemExit(f"{level!r} is not a pimc level of {game.id}: settings apply to those only")
         kv = dict(part.partition("=")[::2] for part in rest.split(",") if part)
-        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own", "infer"})
+        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own", "infer", "policy"})
         if unknown:
-            raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: worlds, ms, min, own or infer")
+            raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: worlds, ms, min, own, infer or policy")
         attrs: dict[str, Any] = {}
         if "worlds" in kv:
             attrs["worlds"] = int(kv["worlds"])
@@ -107,6 +108,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             attrs["min_worlds"] = int(kv["min"])
         if "infer" in kv:
             attrs["infer"] = bool(int(kv["infer"]))
+        if "policy" in kv:
+            attrs["policy"] = kv["policy"]
         return _with_own(type(level.title(), (base,), attrs), kv)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

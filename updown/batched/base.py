@@ -113,7 +113,10 @@ class BatchedGame:
             return self.random_actions
         if name == "greedy":
             return self.greedy_actions
-        raise ValueError(f"unknown playout policy {name!r} (random or greedy)")
+        if name == "bot" and type(self).bot_actions is not BatchedGame.bot_actions:
+            return self.bot_actions
+        raise ValueError(f"unknown playout policy {name!r} for {self.game_id} "
+                         f"(random, greedy{', bot' if type(self).bot_actions is not BatchedGame.bot_actions else ''})")
 
     def random_actions(self) -> IntArray:
         """A uniformly random legal action per game (-1 for games that are over)."""
@@ -125,6 +128,10 @@ class BatchedGame:
         return actions
 
     def greedy_actions(self) -> IntArray:
+        raise NotImplementedError
+
+    def bot_actions(self) -> IntArray:
+        """What the game's ``greedy`` bot would play in each game (only engines that mirror it)."""
         raise NotImplementedError
 
     def scores(self) -> npt.NDArray[np.int64]:

@@ -50,6 +50,11 @@ _LEAD_BAND = U64(U.FLIP)
 _WAYS = np.array([sum(1 for a, b in _PAIRS if a + b == t) for t in range(13)], dtype=np.float64)
 _NEW_TRUMP = np.array([np.where(np.arange(13) == old, 0.0, _WAYS) / (36 - _WAYS[old]) for old in range(13)])
 """``_NEW_TRUMP[old, t]``: the chance that a re-roll from trump value ``old`` makes ``t`` the trump."""
+_KEEP = np.abs(VALUE_T - 7) / 5.0
+"""What the ``greedy`` bot counts a card worth keeping (``UpDownGreedy._keep_value``)."""
+_COLUMN = VALUE_T - 2
+"""A card's value as a column of a suit's row (card ids are suit-major, values 2 to 12)."""
+_ALL_CARDS = U64((1 << NUM_CARDS) - 1)
 
 
 def _tables(n: int) -> tuple[IntArray, IntArray, IntArray, BitArray]:
@@ -90,7 +95,11 @@ class BatchedUpDown(BatchedGame):
     the roll that counts), ``trick``, ``pot``, ``discarded``, ``round``, ``rounds``, ``tiebreaks``,
     ``waiting`` (the seats yet to choose, a mask). Per-seat arrays are flat, ``x[g * players +
     seat]``: ``hands`` (card masks), ``pending`` (the secret choice, or -1), ``tricks`` (this
-    round), ``totals``."""
+    round), ``totals``; ``played`` (per game): the cards of this round's finished tricks.
+
+    Two playout rules besides random play: ``greedy`` (:meth:`greedy_actions`, a simple fast
+    rule) and ``bot`` (:meth:`bot_actions`, exactly what the ``greedy`` bot of
+    ``updown.bots.updown_greedy`` plays in each seat's place)."""
 
     game_id = "updown"
     num_actions = NUM_ACTIONS
@@ -126,6 +135,7 @@ class BatchedUpDown(BatchedGame):
 
         self.phase, self.turn, self.leader, self.orient, self.trump, self.dice = z(), z(), z(), z(), z(), z()
         self.up = np.zeros(n, dtype=bool)
+        self.played = np.zeros(n, dtype=U64)
         self.trick, self.pot, self.discarded, self.round, self.tiebreaks, self.waiting = z(), z(), z(), z(), z(), z()
         self.rounds = np.full(n, options.planned_rounds(players), dtype=np.int64)
         self.hands = np.zeros(players * n, dtype=U64)
@@ -179,7 +189,7 @@ class BatchedUpDown(BatchedGame):
     # -- stepping --------------------------------------------------------------------------------
     def _layout(self) -> dict[str, int]:
         one = ("phase", "turn", "leader", "orient", "trump", "dice", "up", "trick", "pot", "discarded", "round",
-               "tiebreaks", "waiting", "rounds")
+               "tiebreaks", "waiting", "rounds", "played")
         n = self.players
         return {**{f: 1 for f in one}, "hands": n, "pending": n, "tricks": n, "totals": n}
 
@@ -244,6 +254,116 @@ class BatchedUpDown(BatchedGame):
         actions: IntArray = np.where(best == 0, U.FLIP, np.where(best == 5, U.ROLL, U.ROTATE + best - 1))
         return actions
 
+    # -- the greedy bot's rule, exactly ------------------------------------------------------------
+    def bot_actions(self) -> IntArray:
+        """What ``updown.bots.updown_greedy.UpDownGreedy`` plays in each game's seat to act, from
+        that seat's view of the game (-1 for games over): the same estimates, in the same
+        floating-point steps, so the same choice, ties included (the lowest card, the lowest
+        action). Its cost is about that of a few random steps; the tests check it against the bot."""
+        out = np.full(self.n, -1, dtype=np.int64)
+        lead = np.flatnonzero(self.phase == LEAD)
+        if len(lead):
+            out[lead] = self._bot_lead(lead)
+        choose = np.flatnonzero(self.phase == CHOOSE)
+        if len(choose):
+            out[choose] = self._bot_choose(choose)
+        return out
+
+    def _seen_by_turn(self, g: IntArray) -> tuple[BitArray, IntArray, IntArray, IntArray]:
+        """For the seat to act in games ``g``: its hand, and the cards it has not seen this round
+        as ``(m, 4, 11)`` counts by suit and value, their counts by value and their number (at
+        least 1, as the bot divides by it)."""
+        hand = self.hands[g * self.players + self.turn[g]]
+        unseen = expand(_ALL_CARDS & ~(hand | self.played[g]), NUM_CARDS)
+        count = unseen.reshape(len(g), 4, 11).astype(np.int64)
+        by_value = count.sum(axis=1)
+        total = np.maximum(by_value.sum(axis=1), 1)[:, None]
+        return hand, count, by_value, total
+
+    def _value_chances(self, count: IntArray, by_value: IntArray, total: IntArray, suits: IntArray,
+                       me: IntArray, up: npt.NDArray[np.bool_], trump: IntArray,
+                       ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``UpDownGreedy._win_chances`` by value: ``(r, 11)`` the chance that seat ``me``'s card
+        of its own suit and each value (2 to 12; not the trump value) wins the trick against
+        opponents playing random unseen cards, and ``(r,)`` the chance for a card of the trump
+        value. ``suits``: ``(r, players)``, each seat's own suit. The products are taken in the
+        bot's order, seat by seat, so the floats are the bot's own."""
+        r = len(me)
+        rows = np.arange(r)
+        column = trump - 2
+        trumps = by_value[rows, column][:, None]
+        off_trump = np.arange(11)[None, :] != column[:, None]
+        trump_factor = np.maximum(0.0, 1.0 - trumps[:, 0] / total[:, 0])
+        p = np.ones((r, 11))
+        p_trump = np.ones(r)
+        for k in range(self.players):
+            row = count[rows, suits[:, k]] * off_trump  # seat k's suit, the trump value left out
+            above = np.cumsum(row[:, ::-1], axis=1)[:, ::-1] - row
+            below = np.cumsum(row, axis=1) - row
+            lose = by_value + trumps + np.where(up[:, None], above, below)
+            mine = me == k
+            p = np.where(mine[:, None], p, p * np.maximum(0.0, 1.0 - lose / total))
+            p_trump = np.where(mine, p_trump, p_trump * trump_factor)
+        return p, p_trump
+
+    def _bot_choose(self, g: IntArray) -> IntArray:
+        hand, count, by_value, total = self._seen_by_turn(g)
+        me, trump = self.turn[g], self.trump[g]
+        suits = self._own[(self.orient[g] * 4)[:, None] + self._seats]
+        p, p_trump = self._value_chances(count, by_value, total, suits, me, self.up[g], trump)
+        own = suits[np.arange(len(g)), me]
+        chances = np.where(VALUE_T[None, :] == trump[:, None], p_trump[:, None],
+                           np.where(SUIT_T[None, :] == own[:, None], p[:, _COLUMN], 0.0))
+        stake = (1 + self.pot[g])[:, None]
+        keep = np.where(self.trick[g] + 1 < self.hand_size, 0.1, 0.0)[:, None]
+        score = np.where(expand(hand, NUM_CARDS), chances * stake - keep * _KEEP[None, :], -np.inf)
+        best: IntArray = np.argmax(score, axis=1)  # ties: the lowest card, as the bot
+        return best
+
+    def _bot_lead(self, g: IntArray) -> IntArray:
+        """The bot's change: every option (flip, a rotation to each other suit, the re-roll to each
+        new trump value) is one row of a stacked batch, scored by the hand's best card then."""
+        m = len(g)
+        hand, count, by_value, total = self._seen_by_turn(g)
+        me, up, trump = self.turn[g], self.up[g], self.trump[g]
+        seats = self._seats[None, :]
+        suits = self._own[(self.orient[g] * 4)[:, None] + seats]
+        own = suits[np.arange(m), me]
+        # Rows: flip; rotations so that suit 0..3 faces the leader; re-rolls to trump 2..12.
+        option_suits = [suits] + [self._own[(self._rotation[me * 4 + s] * 4)[:, None] + seats] for s in range(4)]
+        option_suits += [suits] * 11
+        option_up = [~up] + [up] * 15
+        option_trump = [trump] * 5 + [np.full(m, t) for t in range(2, 13)]
+        k = 16
+        st_suits = np.concatenate(option_suits)
+        st_trump = np.concatenate(option_trump)
+        st_me = np.tile(me, k)
+        p, p_trump = self._value_chances(np.tile(count, (k, 1, 1)), np.tile(by_value, (k, 1)), np.tile(total, (k, 1)),
+                                         st_suits, st_me, np.concatenate(option_up), st_trump)
+        # The hand's chances, best first: its cards of its own suit (not of the trump value) and
+        # its cards of the trump value; every other card has no chance.
+        held = np.tile(expand(hand, NUM_CARDS).reshape(m, 4, 11), (k, 1, 1))
+        rows = np.arange(k * m)
+        column = st_trump - 2
+        suited = held[rows, st_suits[rows, st_me]] & (np.arange(11)[None, :] != column[:, None])
+        trumps_held = held[rows, :, column].sum(axis=1)
+        ranked = np.concatenate([np.where(suited, p, -1.0),
+                                 np.where(np.arange(4)[None, :] < trumps_held[:, None], p_trump[:, None], -1.0)], axis=1)
+        top = np.maximum(-np.sort(-ranked, axis=1)[:, :4], 0.0)  # fewer than four: nothing to add
+        stake = np.tile((1 + self.pot[g]).astype(np.float64), k)
+        value = (top[:, 0] * stake + 0.1 * ((top[:, 1] + top[:, 2]) + top[:, 3])).reshape(k, m)
+        values = np.empty((m, 6))  # flip, rotations to suits 0..3, roll: ascending action ids
+        values[:, 0] = value[0]
+        values[:, 1:5] = np.where(np.arange(4)[None, :] == own[:, None], -np.inf, value[1:5].T)
+        roll = np.zeros(m)
+        ways_left = 36 - _WAYS[trump]
+        for t in range(2, 13):  # summed in the bot's order
+            roll = np.where(trump == t, roll, roll + (_WAYS[t] / ways_left) * value[5 + t - 2])
+        values[:, 5] = roll
+        pick = np.argmax(values, axis=1)  # ties: the lowest action id, as the bot
+        actions: IntArray = U.FLIP + pick
+        return actions
+
     # -- chance ----------------------------------------------------------------------------------
     def _roll(self, idx: IntArray, old: IntArray) -> None:
         """Roll the dice for games ``idx`` until the sum differs from ``old`` (0: any roll)."""
@@ -281,6 +401,7 @@ class BatchedUpDown(BatchedGame):
         self.trick[idx] = 0
         self.pot[idx] = 0
         self.discarded[idx] = 0
+        self.played[idx] = 0
         flat = slots.reshape(-1)
         self.pending[flat] = -1
         self.tricks[flat] = 0
@@ -320,6 +441,7 @@ class BatchedUpDown(BatchedGame):
         rows = np.arange(m)
         slots = (idx * n)[:, None] + self._seats
         cards = self.pending[slots]
+        self.played[idx] |= BIT[cards].sum(axis=1, dtype=U64)  # distinct bits: sum = or
         values = VALUE_T[cards]
         cancelled = (values[:, :, None] == values[:, None, :]).sum(axis=2) > 1
         is_trump = ~cancelled & (values == self.trump[idx][:, None])
@@ -411,6 +533,13 @@ class BatchedUpDown(BatchedGame):
             self.turn[g] = -1
             return
         self.trick[g] = v["trick"] - 1
+        played = 0
+        for e in reversed(v["log"]):  # this round's events are the last ones
+            if e["type"] in ("round", "tiebreak") or e.get("round", v["round"]) != v["round"]:
+                break
+            if e["type"] == "trick":
+                played |= sum(1 << _card(c) for c in e["cards"])
+        self.played[g] = played
         self.pot[g] = v["pot"]
         self.up[g] = v["up"]
         self.trump[g] = v["trump"]
