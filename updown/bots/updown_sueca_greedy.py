@@ -26,7 +26,7 @@ from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
 from updown.core.protocol import View, WorldSampler
 from updown.games.updown_sueca import (
-    DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, SuecaWorlds, card_id, strength, suit_of,
+    DISCARD, DONE, NUM_CARDS, PLAY, SIT_OUT, TRUMP, SuecaWorlds, card_id, playable, strength, suit_of,
 )
 
 _TRUMP_CHANCE = (0.35, 0.35, 0.38, 0.4, 0.42, 0.5, 0.6, 0.72, 0.85, 1.0)  # by strength 2..A
@@ -145,7 +145,7 @@ class UpDownSuecaGreedy(Bot):
             for earlier in rounds[:t]:
                 seen.update(c for _, c in earlier)
             seen.update(c for _, c in before)
-            if self._card(_legal_then(hand, before, trump), before, seen, trump) != played:
+            if self._card(playable(hand, before, trump), before, seen, trump) != played:
                 slips += 1
         return slips
 
@@ -239,23 +239,6 @@ class UpDownSuecaGreedy(Bot):
         if side:
             return min(side, key=strength)
         return min(legal)
-
-
-def _legal_then(hand: list[int], table: list[tuple[int, int]], trump: int) -> list[int]:
-    """The cards of ``hand`` (sorted) a seat could play with ``table`` on the table, as
-    ``UpDownSuecaState._playable`` has them: for reading a seat's past plays from its view."""
-    if not table:
-        ace = trump * 10 + 9
-        return [ace] if ace in hand else hand
-    led = suit_of(table[0][1])
-    follow = [c for c in hand if suit_of(c) == led]
-    if follow:
-        return follow
-    low = trump * 10 - 1
-    for _, c in table:
-        if c > low and suit_of(c) == trump:
-            low = c
-    return [c for c in hand if low < c < trump * 10 + 10] or hand
 
 
 class UpDownSuecaNormal(PimcBot):

@@ -258,6 +258,37 @@ class UpDownSuecaGame(Game[UpDownSuecaOptions]):
 GAME = UpDownSuecaGame()
 
 
+def overtrump_bounds(table: Sequence[tuple[int, int]], trump: int) -> tuple[int, int]:
+    """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
+    those above the best trump on ``table`` (``(seat, card)`` pairs), or any trump when there is none."""
+    low = trump * 10 - 1
+    for _, c in table:
+        if c > low and c // 10 == trump:
+            low = c
+    return low, trump * 10 + 10
+
+
+def playable(hand: list[int], table: Sequence[tuple[int, int]], trump: int) -> list[int]:
+    """The cards of ``hand`` (card ids, sorted) that the play rules allow with ``table`` (the
+    ``(seat, card)`` pairs played to this trick, in order) and ``trump`` (a suit): lead the ace of
+    trumps if it is in hand; follow suit; else play a trump above the best one on the table if
+    possible; else anything. Always a new list. The engine's legal cards, and what a bot reads
+    a seat could have played in an earlier trick."""
+    if not table:
+        ace = trump * 10 + 9
+        if ace in hand:
+            return [ace]
+        return hand[:]
+    # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
+    # the table's, are a slice of the sorted hand.
+    led = table[0][1] // 10 * 10
+    follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
+    if follow:
+        return follow
+    low, high = overtrump_bounds(table, trump)
+    return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
+
+
 class UpDownSuecaState(State):
     # Slots: a state has more attributes than an instance dict shares keys for (30), and reading
     # a slot is faster than a dict lookup at every step.
@@ -394,31 +425,10 @@ class UpDownSuecaState(State):
         return list(_TRUMP_ACTIONS)  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        hand = self.hands[seat]  # sorted during the tricks
-        table = self.table
-        if not table:
-            ace = self.trump * 10 + 9
-            if ace in hand:
-                return [ace]
-            return hand[:]
-        # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
-        # the table's, are a slice of the sorted hand (always a new list).
-        led = table[0][1] // 10 * 10
-        follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
-        if follow:
-            return follow
-        low, high = self._overtrump()
-        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
+        return playable(self.hands[seat], self.table, self.trump)
 
     def _overtrump(self) -> tuple[int, int]:
-        """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
-        those above the best trump on the table, or any trump when there is none."""
-        trump = self.trump
-        low = trump * 10 - 1
-        for _, c in self.table:
-            if c > low and c // 10 == trump:
-                low = c
-        return low, trump * 10 + 10
+        return overtrump_bounds(self.table, self.trump)
 
     def _leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
