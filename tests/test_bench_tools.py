@@ -3,34 +3,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_util import load_benchmark
 
 pytest.importorskip("numpy")
 
 from updown.bots.updown_sueca_greedy import UpDownSuecaHard  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
-
-
-def load(name: str) -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_level_with_settings_changed_keeps_the_level_and_changes_only_those():
-    strength = load("bots_strength")
+    strength = load_benchmark("bots_strength")
     game = get_game("updown-sueca")
     bot = strength._bot("hard:worlds=8,ms=0,own=trick+decide", game, 1, random.Random(0))
     assert isinstance(bot, UpDownSuecaHard)  # the level's worlds (the exchange model) and anchors stay
@@ -46,7 +32,7 @@ def test_a_level_with_settings_changed_keeps_the_level_and_changes_only_those():
 
 
 def test_deal_pairs_plays_the_same_deal_for_every_bot_and_greedy_scores_nothing(capsys):
-    pairs = load("deal_pairs")
+    pairs = load_benchmark("deal_pairs")
     game = get_game("updown-sueca")
     start = pairs.deal_start(game, 4, 12345)
     assert not start.is_terminal() and start.is_chance()

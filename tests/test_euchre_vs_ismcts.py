@@ -7,30 +7,17 @@ over enough deals to reach every way the "alone?" question and the dealer's disc
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_util import load_benchmark
 
 pytest.importorskip("pyspiel")
 
-HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "euchre_vs_ismcts.py"
-
-
-def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("euchre_vs_ismcts", HARNESS)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_random_against_tiny_ismcts_agrees_and_reports() -> None:
-    harness = load()
+    harness = load_benchmark("euchre_vs_ismcts")
     report = harness.run("random", 300, sims=10)
     assert report.deals == 300
     # Per deal: the mean of two signed deal scores (1, 2 or 4 points), so a multiple of 1/2.
@@ -55,7 +42,7 @@ def test_random_against_tiny_ismcts_agrees_and_reports() -> None:
 def test_greedy_plays_through_the_harness() -> None:
     # Not reproducible run to run: OpenSpiel's ISMCTS breaks ties in the iteration order of absl
     # hash maps, which differs between tables even with the same seeds.
-    harness = load()
+    harness = load_benchmark("euchre_vs_ismcts")
     report = harness.run("greedy", 4, sims=10, seed=3)
     assert report.deals == 4 and len(report.ours) >= 8
     assert all(-4 <= d <= 4 and (2 * d).is_integer() for d in report.per_deal)
@@ -63,7 +50,7 @@ def test_greedy_plays_through_the_harness() -> None:
 
 def test_a_wrong_mapping_is_caught() -> None:
     """If ISMCTS's "alone" were not carried into the mirror, the harness must notice."""
-    harness = load()
+    harness = load_benchmark("euchre_vs_ismcts")
     harness.ALONE_OF = {k: k for k in harness.ALONE_OF}
     with pytest.raises(AssertionError):
         harness.run("random", 300, sims=10)

@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_util import load_benchmark
 
 np = pytest.importorskip("numpy")
 
 from updown.bots.updown_sueca_greedy import _RACE, UpDownSuecaGreedy  # noqa: E402
 
-FITTER = Path(__file__).resolve().parent.parent / "benchmarks" / "sueca_race_model.py"
-
-
-def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sueca_race_model", FITTER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_fit_recovers_a_known_race_and_beats_a_uniform_guess():
     # Winners drawn from a known model (each point left costs 0.12): the fit must find its slope,
     # keep it non-increasing, and predict held-out winners better than ln 4.
-    fitter = load()
+    fitter = load_benchmark("sueca_race_model")
     rng = np.random.default_rng(3)
     truth = -0.12 * np.arange(fitter.HIGH - fitter.LOW + 1)
     scores = rng.integers(1, 31, size=(40000, 4))
@@ -43,7 +30,7 @@ def test_the_fit_recovers_a_known_race_and_beats_a_uniform_guess():
 
 
 def test_the_data_are_deal_starts_of_finished_greedy_matches():
-    fitter = load()
+    fitter = load_benchmark("sueca_race_model")
     scores, winners, ids = fitter.matches(3, 1)
     assert sorted(set(ids.tolist())) == [0, 1, 2]
     for m in range(3):
