@@ -275,34 +275,41 @@ class BatchedUpDown(BatchedGame):
         least 1, as the bot divides by it)."""
         hand = self.hands[g * self.players + self.turn[g]]
         unseen = expand(_ALL_CARDS & ~(hand | self.played[g]), NUM_CARDS)
-        count = unseen.reshape(len(g), 4, 11).astype(np.int64)
-        by_value = count.sum(axis=1)
-        total = np.maximum(by_value.sum(axis=1), 1)[:, None]
+        count = unseen.reshape(len(g), 4, 11).astype(np.int16)  # small counts: less memory to stream
+        by_value = count.sum(axis=1, dtype=np.int16)
+        total = np.maximum(by_value.sum(axis=1, dtype=np.int64), 1)[:, None]
         return hand, count, by_value, total
 
     def _value_chances(self, count: IntArray, by_value: IntArray, total: IntArray, suits: IntArray,
-                       me: IntArray, up: npt.NDArray[np.bool_], trump: IntArray,
+                       me: IntArray, up: npt.NDArray[np.bool_], trump: IntArray, source: IntArray | None = None,
                        ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``UpDownGreedy._win_chances`` by value: ``(r, 11)`` the chance that seat ``me``'s card
         of its own suit and each value (2 to 12; not the trump value) wins the trick against
         opponents playing random unseen cards, and ``(r,)`` the chance for a card of the trump
         value. ``suits``: ``(r, players)``, each seat's own suit. The products are taken in the
-        bot's order, seat by seat, so the floats are the bot's own."""
+        bot's order, seat by seat, so the floats are the bot's own. With ``source``, row ``i`` reads
+        the unseen cards (``count``, ``by_value``, ``total``) of row ``source[i]``."""
         r = len(me)
         rows = np.arange(r)
+        counted = rows if source is None else source
+        if source is not None:
+            by_value, total = by_value[source], total[source]
         column = trump - 2
         trumps = by_value[rows, column][:, None]
         off_trump = np.arange(11)[None, :] != column[:, None]
         trump_factor = np.maximum(0.0, 1.0 - trumps[:, 0] / total[:, 0])
         p = np.ones((r, 11))
         p_trump = np.ones(r)
+        base = by_value + trumps
+        up_ = up[:, None]
         for k in range(self.players):
-            row = count[rows, suits[:, k]] * off_trump  # seat k's suit, the trump value left out
-            above = np.cumsum(row[:, ::-1], axis=1)[:, ::-1] - row
-            below = np.cumsum(row, axis=1) - row
-            lose = by_value + trumps + np.where(up[:, None], above, below)
+            row = count[counted, suits[:, k]] * off_trump  # seat k's suit, the trump value left out
+            upto = np.cumsum(row, axis=1, dtype=np.int16)  # below a value: upto - row; above it: all - upto
+            better = np.where(up_, upto[:, -1:] - upto, upto - row)
+            factor = np.maximum(0.0, 1.0 - (base + better) / total)
             mine = me == k
-            p = np.where(mine[:, None], p, p * np.maximum(0.0, 1.0 - lose / total))
+            factor[mine] = 1.0  # the seat's own place in the bot's product: skipped
+            p *= factor
             p_trump = np.where(mine, p_trump, p_trump * trump_factor)
         return p, p_trump
 
@@ -338,15 +345,16 @@ class BatchedUpDown(BatchedGame):
         st_suits = np.concatenate(option_suits)
         st_trump = np.concatenate(option_trump)
         st_me = np.tile(me, k)
-        p, p_trump = self._value_chances(np.tile(count, (k, 1, 1)), np.tile(by_value, (k, 1)), np.tile(total, (k, 1)),
-                                         st_suits, st_me, np.concatenate(option_up), st_trump)
+        p, p_trump = self._value_chances(count, by_value, total, st_suits, st_me, np.concatenate(option_up), st_trump,
+                                         source=np.arange(k * m) % m)
         # The hand's chances, best first: its cards of its own suit (not of the trump value) and
         # its cards of the trump value; every other card has no chance.
-        held = np.tile(expand(hand, NUM_CARDS).reshape(m, 4, 11), (k, 1, 1))
+        held = expand(hand, NUM_CARDS).reshape(m, 4, 11)
         rows = np.arange(k * m)
+        source = rows % m
         column = st_trump - 2
-        suited = held[rows, st_suits[rows, st_me]] & (np.arange(11)[None, :] != column[:, None])
-        trumps_held = held[rows, :, column].sum(axis=1)
+        suited = held[source, st_suits[rows, st_me]] & (np.arange(11)[None, :] != column[:, None])
+        trumps_held = held[source, :, column].sum(axis=1)
         ranked = np.concatenate([np.where(suited, p, -1.0),
                                  np.where(np.arange(4)[None, :] < trumps_held[:, None], p_trump[:, None], -1.0)], axis=1)
         top = np.maximum(-np.sort(-ranked, axis=1)[:, :4], 0.0)  # fewer than four: nothing to add
