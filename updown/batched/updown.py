@@ -55,6 +55,7 @@ _KEEP = np.abs(VALUE_T - 7) / 5.0
 _COLUMN = VALUE_T - 2
 """A card's value as a column of a suit's row (card ids are suit-major, values 2 to 12)."""
 _ALL_CARDS = U64((1 << NUM_CARDS) - 1)
+SmallArray = npt.NDArray[np.int16]
 
 
 def _tables(n: int) -> tuple[IntArray, IntArray, IntArray, BitArray]:
@@ -269,7 +270,7 @@ class BatchedUpDown(BatchedGame):
             out[choose] = self._bot_choose(choose)
         return out
 
-    def _seen_by_turn(self, g: IntArray) -> tuple[BitArray, IntArray, IntArray, IntArray]:
+    def _seen_by_turn(self, g: IntArray) -> tuple[BitArray, SmallArray, SmallArray, IntArray]:
         """For the seat to act in games ``g``: its hand, and the cards it has not seen this round
         as ``(m, 4, 11)`` counts by suit and value, their counts by value and their number (at
         least 1, as the bot divides by it)."""
@@ -280,7 +281,7 @@ class BatchedUpDown(BatchedGame):
         total = np.maximum(by_value.sum(axis=1, dtype=np.int64), 1)[:, None]
         return hand, count, by_value, total
 
-    def _value_chances(self, count: IntArray, by_value: IntArray, total: IntArray, suits: IntArray,
+    def _value_chances(self, count: SmallArray, by_value: SmallArray, total: IntArray, suits: IntArray,
                        me: IntArray, up: npt.NDArray[np.bool_], trump: IntArray, source: IntArray | None = None,
                        ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``UpDownGreedy._win_chances`` by value: ``(r, 11)`` the chance that seat ``me``'s card
