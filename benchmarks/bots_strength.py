@@ -57,7 +57,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     choices tried exhaustively (``own_best``) at the decisions of phases P, Q (the view's ``phase``),
     or at all with ``own=all``). ``LEVEL:key=value,...`` is a registered ``pimc`` level of the game
     (``normal``, ``hard``) with the same keys changed (``worlds``, ``ms``, ``min``, ``own``, ``infer``,
-    ``policy``: the batched playouts' rule, ``greedy``, ``bot`` or ``random``).
+    ``policy``: the batched playouts' rule, ``greedy``, ``bot`` or ``random``; ``rechoose=1``: the
+    others' secret choices of this trick made again by that rule in each world).
     """
     if name.startswith("search:"):
         kv = dict(part.partition("=")[::2] for part in name[len("search:"):].split(",") if part)
@@ -96,9 +97,10 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         if not issubclass(base, PimcBot):
             raise SystemExit(f"{level!r} is not a pimc level of {game.id}: settings apply to those only")
         kv = dict(part.partition("=")[::2] for part in rest.split(",") if part)
-        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own", "infer", "policy"})
+        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own", "infer", "policy", "rechoose"})
         if unknown:
-            raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: worlds, ms, min, own, infer or policy")
+            raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: "
+                             "worlds, ms, min, own, infer, policy or rechoose")
         attrs: dict[str, Any] = {}
         if "worlds" in kv:
             attrs["worlds"] = int(kv["worlds"])
@@ -110,6 +112,8 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             attrs["infer"] = bool(int(kv["infer"]))
         if "policy" in kv:
             attrs["policy"] = kv["policy"]
+        if "rechoose" in kv:
+            attrs["rechoose"] = bool(int(kv["rechoose"]))
         return _with_own(type(level.title(), (base,), attrs), kv)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 

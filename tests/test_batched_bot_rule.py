@@ -17,7 +17,7 @@ from updown.batched.euchre import BatchedEuchre  # noqa: E402
 from updown.batched.updown import BatchedUpDown  # noqa: E402
 from updown.bots.updown_greedy import UpDownGreedy  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
-from updown.games.updown import FLIP, ROLL  # noqa: E402
+from updown.games.updown import FLIP, ROLL, card_id  # noqa: E402
 
 GAME = get_game("updown")
 
@@ -83,3 +83,62 @@ def test_the_bot_policy_is_only_offered_where_an_engine_mirrors_the_bot() -> Non
     assert BatchedUpDown(2, seed=1).policy("bot") is not None
     with pytest.raises(ValueError, match="unknown playout policy 'bot' for euchre"):
         BatchedEuchre(2, 1).policy("bot")
+
+
+def test_retracted_choices_are_made_again_by_the_rule_from_each_hand() -> None:
+    """``retract(keep)``: the secret choices of this trick but ``keep``'s go back to their hands;
+    played on by ``bot``, each seat then holds what greedy chooses from its whole hand."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(25):
+        st = GAME.new_state(4, GAME.options({"rounds": 1}))
+        while not st.is_terminal():
+            if st.is_chance():
+                st.apply(st.sample_chance(rng))
+                continue
+            seat = st.actors()[0]
+            legal = st.legal_actions(seat)
+            if st.view(seat)["phase"] == "choose" and seat > 0:  # seats 0 .. seat-1 have chosen
+                batch = BatchedUpDown.from_states([st])
+                batch.retract(seat)
+                assert int(batch.to_act[0]) == 0
+                assert all(int(batch.pending[s]) == -1 for s in range(seat))
+                choose = batch.policy("bot")
+                while int(batch.to_act[0]) != seat:
+                    batch.step(choose())
+                for s in range(seat):
+                    view = st.view(s)
+                    whole = sorted(card_id(c) for c in [*view["hand"], view["choice"]])
+                    assert int(batch.pending[s]) == UpDownGreedy(GAME, s, random.Random(0))._choose(view, whole)
+                    checked += 1
+            st.apply(rng.choice(legal), seat)  # random choices: the retracted ones differ from the rule's
+    assert checked > 1000
+
+
+def test_deal_values_rechoose_changes_only_worlds_with_choices_made() -> None:
+    from updown.batched.playout import deal_values
+
+    rng = random.Random(3)
+    st = GAME.new_state(4, GAME.options({"rounds": 1}))
+    while st.is_chance() or st.view(st.actors()[0])["phase"] != "choose":
+        if st.is_chance():
+            st.apply(st.sample_chance(rng))
+        else:  # the first leader's change
+            st.apply(st.legal_actions(st.actors()[0])[0], st.actors()[0])
+    first = st.actors()[0]
+    assert first == 0  # nobody has chosen: rechoose has nothing to take back
+    worlds = [GAME.world_sampler(st.view(0)).draw(random.Random(k)) for k in range(20)]
+    legal = st.legal_actions(0)
+    same = [deal_values(worlds, 0, legal, "bot", rng=np.random.default_rng(1), rechoose=r)[0].tolist() for r in (False, True)]
+    assert same[0] == same[1]
+    st.apply(legal[0], 0)  # seat 0 has chosen: seat 1's worlds hold a random card for it
+    worlds = [GAME.world_sampler(st.view(1)).draw(random.Random(k)) for k in range(20)]
+    legal = st.legal_actions(1)
+    differ = [deal_values(worlds, 1, legal, "bot", rng=np.random.default_rng(1), rechoose=r)[0].tolist() for r in (False, True)]
+    assert differ[0] != differ[1]
+    euchre = get_game("euchre").new_state(4)
+    while euchre.is_chance():
+        euchre.apply(euchre.sample_chance(rng))
+    with pytest.raises(ValueError, match="rechoose is for games with secret choices"):
+        deal_values([euchre], euchre.actors()[0], euchre.legal_actions(euchre.actors()[0]), rng=np.random.default_rng(0),
+                    rechoose=True)

@@ -89,7 +89,7 @@ def playout(
 
 def deal_values(
     worlds: Sequence[State], seat: int, actions: Sequence[int], policy: str = "greedy", *,
-    rng: np.random.Generator,
+    rng: np.random.Generator, rechoose: bool = False,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """What each of ``seat``'s ``actions`` is worth over ``worlds``, played on to the end of the
     deal by ``policy`` in one batch: ``(means, standard errors)``, one per action.
@@ -101,6 +101,10 @@ def deal_values(
     A game's value is ``seat``'s points gained over that stretch, less the mean of the other seats'
     gains, counted the way the game's scores run (``search.deal_rewards``). The worlds must be at a
     decision of ``seat`` (one where it is among the ``actors``), as worlds drawn from its view are.
+
+    With ``rechoose`` (UP&DOWN), the other seats' secret choices already made in this trick (which
+    a world drawn from ``seat``'s view holds at random) are taken back and made again by
+    ``policy`` from the world's hands, before ``seat`` plays.
     """
     if not actions:
         raise ValueError("deal_values needs at least one action")
@@ -109,6 +113,11 @@ def deal_values(
             raise ValueError(f"the worlds are not all at a decision of seat {seat}")
     k = len(actions)
     batch = batch_from_states(worlds, rng=rng, repeats=k)
+    if rechoose:
+        retract = getattr(batch, "retract", None)
+        if retract is None:
+            raise ValueError(f"rechoose is for games with secret choices: {type(batch).__name__} has none")
+        retract(seat)
     choose = batch.policy(policy)
     for _ in range(batch.players):
         waiting = batch.to_act != seat

@@ -255,6 +255,26 @@ class BatchedUpDown(BatchedGame):
         actions: IntArray = np.where(best == 0, U.FLIP, np.where(best == 5, U.ROLL, U.ROTATE + best - 1))
         return actions
 
+    def retract(self, keep: int) -> None:
+        """Take back every secret choice of this trick but seat ``keep``'s: the cards go back to
+        their hands and those seats must choose again (the lowest first). A search that drew the
+        others' hidden choices at random from its view can have them made by its playout rule
+        instead, from the hands of each world."""
+        n = self.players
+        slots = (self._all * n)[:, None] + self._seats
+        pending = self.pending[slots]
+        back = (pending >= 0) & (self._seats[None, :] != keep)
+        if not back.any():
+            return
+        rows, seats = np.nonzero(back)
+        flat = slots[rows, seats]
+        self.hands[flat] |= BIT[pending[rows, seats]]
+        self.pending[flat] = -1
+        np.bitwise_or.at(self.waiting, rows, np.left_shift(1, seats))
+        g = np.unique(rows)
+        self.turn[g] = _LOWEST[self.waiting[g]]
+        self._legal = None
+
     # -- the greedy bot's rule, exactly ------------------------------------------------------------
     def bot_actions(self) -> IntArray:
         """What ``updown.bots.updown_greedy.UpDownGreedy`` plays in each game's seat to act, from

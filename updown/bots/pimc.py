@@ -283,6 +283,10 @@ class PimcBot(Bot):
     own_best: bool = False
     """Scalar playouts only: the seat's own later choices in a playout are the best ones in that
     world, all tried (see :func:`scalar_deal_values`), where :meth:`own_best_for` says so."""
+    rechoose: bool = False
+    """Batched playouts (UP&DOWN): the other seats' secret choices already made in this trick are
+    made again in each world by the playout policy from that world's hands, instead of being drawn
+    at random with the hidden cards (``deal_values(..., rechoose=True)``)."""
     chunk: int = 25
     """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
     next batches take as many worlds as the time left allows."""
@@ -329,7 +333,7 @@ class PimcBot(Bot):
             return means, errors
         if deadline is None:
             drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
-            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
+            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng, rechoose=self.rechoose)
             self.used = len(drawn)
             return [float(x) for x in m], [float(x) for x in e]
         # Under a time budget: batches of worlds, until the worlds or the time run out. A batch
@@ -347,7 +351,7 @@ class PimcBot(Bot):
                     break
             began = time.perf_counter()
             drawn = [sampler.draw(self.rng) for _ in range(n)]
-            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng)
+            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng, rechoose=self.rechoose)
             costs.append((n, time.perf_counter() - began))
             total += n * np.asarray(m, dtype=float)
             var += (n * np.asarray(e, dtype=float)) ** 2
