@@ -97,11 +97,18 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         if not issubclass(base, PimcBot):
             raise SystemExit(f"{level!r} is not a pimc level of {game.id}: settings apply to those only")
         kv = dict(part.partition("=")[::2] for part in rest.split(",") if part)
-        unknown = sorted(set(kv) - {"worlds", "ms", "min", "own", "infer", "policy", "rechoose"})
+        kv_extra: dict[str, Any] = {}
+        known = {"worlds", "ms", "min", "own", "infer", "policy", "rechoose"}
+        # Any other setting the level has (e.g. UP&DOWN's read=1) is set by its type.
+        for key in sorted(set(kv) - known):
+            current = getattr(base, key, None)
+            if not key.startswith("_") and isinstance(current, (bool, int, float, str)):
+                kv_extra[key] = bool(int(kv[key])) if isinstance(current, bool) else type(current)(kv[key])
+        unknown = sorted(set(kv) - known - set(kv_extra))
         if unknown:
             raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: "
-                             "worlds, ms, min, own, infer, policy or rechoose")
-        attrs: dict[str, Any] = {}
+                             "worlds, ms, min, own, infer, policy, rechoose or a setting of the level")
+        attrs: dict[str, Any] = dict(kv_extra)
         if "worlds" in kv:
             attrs["worlds"] = int(kv["worlds"])
         if "ms" in kv:

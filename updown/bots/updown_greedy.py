@@ -14,13 +14,16 @@ card (a trump, or a higher card of that player's suit on UP, a lower one on DOWN
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
 from updown.core.cards import Suit
-from updown.core.protocol import View
+from updown.core.errors import IllegalAction
+from updown.core.protocol import View, WorldSampler
+from updown.core.worlds import ConstrainedDeal
 from updown.games.updown import (
-    FLIP, NUM_CARDS, POSITIONS, ROLL, ROTATE, SIDES, SUIT, VALUE, card_id,
+    FLIP, GAME, NUM_CARDS, POSITIONS, ROLL, ROTATE, SIDES, SUIT, VALUE, UpDownState, UpDownWorlds, card_id,
 )
 
 _ALL = frozenset(range(NUM_CARDS))
@@ -127,10 +130,99 @@ class UpDownGreedy(Bot):
 
 
 
+class ReadWorlds(WorldSampler):
+    """Worlds in which the other seats played this round's cards as ``greedy`` would have.
+
+    Drawn as the game's own worlds (:class:`~updown.games.updown.UpDownWorlds`: the hidden cards
+    dealt uniformly into the other hands, their secret choices and the cards set aside), except
+    that a hidden card is kept out of a seat's hand (and its choice) when the rule would have
+    played it at one of this round's tricks rather than the card the seat did play there: at that
+    trick the seat held its hand now, so it held that card too, and greedy takes its best-scoring
+    card. A card's score is the rule's own (its chance to win times the stake, less what keeping
+    it is worth), worked out with the seat's unknown cards counted as unseen, which is all the
+    bot can know of them; so a card is kept out only when it beats the card played by more than
+    ``margin`` (exactly, between two cards that could not win). Every world left is equally
+    likely (:class:`~updown.core.worlds.ConstrainedDeal`). Where no world fits (a seat that does
+    not play by the rule), the worlds are the game's own, uniform.
+    """
+
+    def __init__(self, view: View, margin: float = 0.05):
+        self.base = base = UpDownWorlds(view)
+        me = view["seat"]
+        self.excluded = excluded = _ruled_out(view, set(base.pool), margin)
+        self.deal: ConstrainedDeal | None = None
+        if any(excluded[s] for s in range(view["players"]) if s != me):
+            rest = len(base.bins)
+            allowed = {card: [b for b, (s, _) in enumerate(base.bins) if card not in excluded[s]] + [rest]
+                       for card in base.pool}
+            try:
+                self.deal = ConstrainedDeal(allowed, base.sizes)
+            except IllegalAction:
+                self.deal = None
+
+    def draw(self, rng: random.Random) -> UpDownState:
+        if self.deal is None:
+            return self.base.draw(rng)
+        return self.base.build(self.deal.draw(rng))
+
+
+def _ruled_out(view: View, hidden: set[int], margin: float) -> list[set[int]]:
+    """For each seat, the hidden cards it cannot hold if it chose this round's cards by the rule."""
+    n, me = view["players"], view["seat"]
+    out: list[set[int]] = [set() for _ in range(n)]
+    log = view["log"]
+    start = len(log)
+    while start > 0 and log[start - 1]["type"] not in ("round", "tiebreak"):
+        start -= 1
+    tricks = [e for e in log[start:] if e["type"] == "trick"]
+    if not tricks or not hidden:
+        return out
+    plays = [[card_id(c) for c in e["cards"]] for e in tricks]
+    size = view["tricks_per_round"]
+    rules = [UpDownGreedy(GAME, s, random.Random(0)) for s in range(n)]
+    played_before: set[int] = set()
+    pot = 0
+    for t, e in enumerate(tricks):
+        suits = [int(Suit.parse(x)) for x in e["suits"]]
+        stake = 1 + pot
+        keep = _KEEP_WEIGHT if t + 1 < size else 0.0
+        for j in range(n):
+            if j == me:
+                continue
+            chosen = plays[t][j]
+            held = {plays[u][j] for u in range(t, len(plays))}  # known to be in j's hand at trick t
+            candidates = [c for c in hidden if c not in out[j]]
+            if not candidates:
+                continue
+            unseen = [c for c in range(NUM_CARDS) if c not in played_before and c not in held]
+            rule = rules[j]
+            chances = rule._win_chances(view, [chosen, *candidates], unseen, suits, bool(e["up"]), e["trump"])
+            mine = chances[chosen] * stake - keep * UpDownGreedy._keep_value(chosen)
+            for c in candidates:
+                theirs = chances[c] * stake - keep * UpDownGreedy._keep_value(c)
+                if chances[c] == 0.0 and chances[chosen] == 0.0:
+                    if theirs > mine or (theirs == mine and c < chosen):
+                        out[j].add(c)
+                elif theirs > mine + margin:
+                    out[j].add(c)
+        played_before.update(plays[t])
+        pot = e["pot"]
+    return out
+
+
 GAME_ID = "updown"
 
 
-class UpDownNormal(PimcBot):
+class _Reads(PimcBot):
+    read: bool = False
+    """Draw the worlds by :class:`ReadWorlds` (the others played this round's cards by the rule),
+    not uniformly."""
+
+    def sampler(self, view: View) -> WorldSampler:
+        return ReadWorlds(view) if self.read else super().sampler(view)
+
+
+class UpDownNormal(_Reads):
     """In UP&DOWN flat Monte Carlo with batched greedy playouts (``pimc``) beat the tree search at
     half its time per decision (docs/bots.md: 4 rounds, +4.2 points a game against +2.0)."""
 
@@ -140,7 +232,7 @@ class UpDownNormal(PimcBot):
     milliseconds = 90.0
 
 
-class UpDownHard(PimcBot):
+class UpDownHard(_Reads):
     """``pimc`` with three times ``normal``'s worlds: the same paired comparison with a third of the
     noise (4 rounds against greedy: 0.61 ± 0.09 of games won over 36, +4.5 points a game)."""
 

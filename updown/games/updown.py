@@ -852,18 +852,22 @@ class UpDownWorlds(WorldSampler):
         self.skeleton = st
 
     def draw(self, rng: random.Random) -> UpDownState:
+        return self.build(free_deal(self.pool, self.sizes, rng))
+
+    def build(self, parts: Sequence[Sequence[int]]) -> UpDownState:
+        """The world in which the hidden cards are ``parts``: one list per place of :attr:`bins`
+        (sizes :attr:`sizes`), then the rest (undealt or set aside). A model of how the others
+        play may place them itself and build the world here."""
         world = self.skeleton.clone()
-        parts = free_deal(self.pool, self.sizes, rng)
         for (s, is_choice), cards in zip(self.bins, parts):
             if is_choice:
                 world.pending[s] = cards[0]
             else:
-                cards.sort()
-                world.hands[s] = cards
+                world.hands[s] = sorted(cards)
         if world.phase == _DEAL:
-            world.deck = parts[-1]
+            world.deck = list(parts[-1])
         else:
-            world.aside = parts[-1]
+            world.aside = list(parts[-1])
         log = world.log
         played = world.played
         for index, s in self.slots:
