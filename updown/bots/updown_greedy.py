@@ -233,14 +233,21 @@ class UpDownNormal(_Reads):
 
 
 class UpDownHard(_Reads):
-    """``pimc`` with three times ``normal``'s worlds: the same paired comparison with a third of the
-    noise (4 rounds against greedy: 0.61 ± 0.09 of games won over 36, +4.5 points a game)."""
+    """``pimc`` whose playouts are the greedy bot itself (the batched engine's ``bot`` rule, choice for
+    choice), in worlds read from the cards the others played this round (``read``), with the
+    others' secret cards of this trick chosen again by the rule in each world (``rechoose``).
+    Figures in docs/bots.md (eleventh pass). 800 ms, not 900: the rule's playouts cost more per
+    batch, and the last batch could end a decision past 1 s on a busy machine."""
 
     name = "hard"
-    description = ("flat Monte Carlo from its own view: up to 600 drawn worlds or 900 ms per decision, each "
-                   "legal action played on to the end of the round by a greedy rule")
+    description = ("flat Monte Carlo from its own view: up to 600 drawn worlds or 800 ms per decision, in which "
+                   "the others played this round's cards as the greedy rule would; each legal action played on "
+                   "to the end of the round by that rule in every seat")
     worlds = 600
-    milliseconds = 900.0
+    milliseconds = 800.0
+    policy = "bot"
+    rechoose = True
+    read = True
 
 
 BOTS = {"greedy": UpDownGreedy, "normal": UpDownNormal, "hard": UpDownHard}
