@@ -290,6 +290,10 @@ class PimcBot(Bot):
     chunk: int = 25
     """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
     next batches take as many worlds as the time left allows."""
+    batch_games: int | None = None
+    """Batched playouts under a time budget: at most this many games (worlds times actions) in one
+    batch. A large batch can cost far more per game than the batches before it measured (memory),
+    so the last one of a decision can end well past the budget; smaller batches keep to it."""
 
     def __init__(self, game: Game[Any], seat: int, rng: random.Random):
         super().__init__(game, seat, rng)
@@ -347,6 +351,8 @@ class PimcBot(Bot):
             n = min(self.chunk, self.worlds - self.used)
             if self.used >= self.min_worlds:
                 n = min(self.worlds - self.used, _chunk_that_fits(costs, 0.9 * (deadline - time.perf_counter())))
+                if self.batch_games is not None:
+                    n = min(n, max(1, self.batch_games // len(legal)))
                 if n < 1:
                     break
             began = time.perf_counter()

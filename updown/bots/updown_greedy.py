@@ -248,6 +248,7 @@ class UpDownHard(_Reads):
     policy = "bot"
     rechoose = True
     read = True
+    batch_games = 800
 
 
 BOTS = {"greedy": UpDownGreedy, "normal": UpDownNormal, "hard": UpDownHard}
