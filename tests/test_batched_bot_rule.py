@@ -18,6 +18,7 @@ from updown.batched.updown import BatchedUpDown  # noqa: E402
 from updown.bots.updown_greedy import UpDownGreedy  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
 from updown.games.updown import FLIP, ROLL, card_id  # noqa: E402
+from updown_walk import walk  # noqa: E402
 
 GAME = get_game("updown")
 
@@ -26,26 +27,15 @@ GAME = get_game("updown")
 def test_the_bot_rule_chooses_as_the_greedy_bot_at_every_position(players: int) -> None:
     """Along games played mostly by greedy (a random move one time in four), every decision: the
     batch built from the state picks exactly the greedy bot's action."""
-    rng = random.Random(players)
-    compared = leads = 0
+    leads = 0
     changes: set[int] = set()
     states, wanted = [], []
-    for _ in range(12):
-        st = GAME.new_state(players, GAME.options({"rounds": 2}))
-        bots = [UpDownGreedy(GAME, s, random.Random(s)) for s in range(players)]
-        while not st.is_terminal():
-            if st.is_chance():
-                st.apply(st.sample_chance(rng))
-                continue
-            seat = st.actors()[0]
-            legal = st.legal_actions(seat)
-            want = bots[seat].act(st.view(seat), legal)
-            states.append(st.clone())
-            wanted.append(want)
-            if want >= FLIP:
-                leads += 1
-                changes.add(want if want in (FLIP, ROLL) else FLIP + 1)
-            st.apply(want if rng.random() < 0.75 else rng.choice(legal), seat)
+    for st, _, _, want in walk(players, 12, seed=players, rounds=2, random_share=0.25):
+        states.append(st.clone())
+        wanted.append(want)
+        if want >= FLIP:
+            leads += 1
+            changes.add(want if want in (FLIP, ROLL) else FLIP + 1)
     got = BatchedUpDown.from_states(states).bot_actions()
     mismatches = [(i, w, int(g)) for i, (w, g) in enumerate(zip(wanted, got)) if w != g]
     compared = len(states)
@@ -88,30 +78,22 @@ def test_the_bot_policy_is_only_offered_where_an_engine_mirrors_the_bot() -> Non
 def test_retracted_choices_are_made_again_by_the_rule_from_each_hand() -> None:
     """``retract(keep)``: the secret choices of this trick but ``keep``'s go back to their hands;
     played on by ``bot``, each seat then holds what greedy chooses from its whole hand."""
-    rng = random.Random(5)
     checked = 0
-    for _ in range(25):
-        st = GAME.new_state(4, GAME.options({"rounds": 1}))
-        while not st.is_terminal():
-            if st.is_chance():
-                st.apply(st.sample_chance(rng))
-                continue
-            seat = st.actors()[0]
-            legal = st.legal_actions(seat)
-            if st.view(seat)["phase"] == "choose" and seat > 0:  # seats 0 .. seat-1 have chosen
-                batch = BatchedUpDown.from_states([st])
-                batch.retract(seat)
-                assert int(batch.to_act[0]) == 0
-                assert all(int(batch.pending[s]) == -1 for s in range(seat))
-                choose = batch.policy("bot")
-                while int(batch.to_act[0]) != seat:
-                    batch.step(choose())
-                for s in range(seat):
-                    view = st.view(s)
-                    whole = sorted(card_id(c) for c in [*view["hand"], view["choice"]])
-                    assert int(batch.pending[s]) == UpDownGreedy(GAME, s, random.Random(0))._choose(view, whole)
-                    checked += 1
-            st.apply(rng.choice(legal), seat)  # random choices: the retracted ones differ from the rule's
+    # random choices: the retracted ones differ from the rule's
+    for st, seat, _, _ in walk(4, 25, seed=5, random_share=1.0):
+        if st.view(seat)["phase"] == "choose" and seat > 0:  # seats 0 .. seat-1 have chosen
+            batch = BatchedUpDown.from_states([st])
+            batch.retract(seat)
+            assert int(batch.to_act[0]) == 0
+            assert all(int(batch.pending[s]) == -1 for s in range(seat))
+            choose = batch.policy("bot")
+            while int(batch.to_act[0]) != seat:
+                batch.step(choose())
+            for s in range(seat):
+                view = st.view(s)
+                whole = sorted(card_id(c) for c in [*view["hand"], view["choice"]])
+                assert int(batch.pending[s]) == UpDownGreedy(GAME, s, random.Random(0))._choose(view, whole)
+                checked += 1
     assert checked > 1000
 
 

@@ -16,12 +16,11 @@ import pytest
 
 pytest.importorskip("numpy")
 
-from updown.bots.updown_greedy import ReadWorlds, UpDownGreedy  # noqa: E402
+from updown.bots.updown_greedy import ReadWorlds  # noqa: E402
 from updown.core.protocol import State  # noqa: E402
-from updown.core.registry import get_game  # noqa: E402
 from updown.games.updown import card_id  # noqa: E402
+from updown_walk import walk  # noqa: E402
 
-GAME = get_game("updown")
 
 
 def _hidden_of(state: State, seat: int) -> set[int]:
@@ -34,20 +33,9 @@ def _hidden_of(state: State, seat: int) -> set[int]:
 
 def _positions(players: int, games: int, seed: int, random_seat: int | None = None) -> Iterator[tuple[State, int]]:
     """(state, seat) at every choice of a card, along games of greedy bots (one seat random)."""
-    rng = random.Random(seed)
-    for _ in range(games):
-        st = GAME.new_state(players, GAME.options({"rounds": 1}))
-        bots = [UpDownGreedy(GAME, s, random.Random(s)) for s in range(players)]
-        while not st.is_terminal():
-            if st.is_chance():
-                st.apply(st.sample_chance(rng))
-                continue
-            seat = st.actors()[0]
-            legal = st.legal_actions(seat)
-            if st.view(seat)["phase"] == "choose":
-                yield st, seat
-            action = rng.choice(legal) if seat == random_seat else bots[seat].act(st.view(seat), legal)
-            st.apply(action, seat)
+    for st, seat, _, _ in walk(players, games, seed, random_seat=random_seat):
+        if st.view(seat)["phase"] == "choose":
+            yield st, seat
 
 
 @pytest.mark.parametrize("players", [3, 4])
