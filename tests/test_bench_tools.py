@@ -48,3 +48,19 @@ def test_deal_pairs_plays_the_same_deal_for_every_bot_and_greedy_scores_nothing(
     pairs.main(["updown-sueca", "2", "greedy", "hard:worlds=4,ms=0"])
     out = capsys.readouterr().out
     assert "greedy: +0.000 ± 0.000 points a deal" in out and "less greedy" in out
+
+
+def test_the_clairvoyant_bound_plays_from_copies_of_the_real_state():
+    bound = load_benchmark("clairvoyant")
+    game = get_game("updown")
+    table = bound.Table()
+    state = game.new_state(4, game.options({"rounds": 1}))
+    rng = random.Random(1)
+    while state.is_chance():
+        state.apply(state.sample_chance(rng))
+    table.observe(state, None, 0)
+    world = bound.RealWorlds(table).draw(random.Random(0))
+    assert world is not state
+    assert all(world.view(s) == state.view(s) for s in range(4))  # every hand: it cheats
+    won, diff = bound.play(game, 7, 0, 4, "greedy")
+    assert won in (0.0, 1.0) and -44 <= diff <= 44
