@@ -102,8 +102,12 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
         # Any other setting the level has (e.g. UP&DOWN's read=1) is set by its type.
         for key in sorted(set(kv) - known):
             current = getattr(base, key, None)
-            if not key.startswith("_") and isinstance(current, (bool, int, float, str)):
+            if key.startswith("_") or callable(current) or not hasattr(base, key):
+                continue
+            if isinstance(current, (bool, int, float, str)):
                 kv_extra[key] = bool(int(kv[key])) if isinstance(current, bool) else type(current)(kv[key])
+            elif current is None:  # an optional number (e.g. batch_games)
+                kv_extra[key] = int(kv[key]) if kv[key].isdigit() else float(kv[key])
         unknown = sorted(set(kv) - known - set(kv_extra))
         if unknown:
             raise SystemExit(f"unknown setting {', '.join(unknown)} in {name!r}: "
