@@ -25,8 +25,12 @@ def test_a_level_with_settings_changed_keeps_the_level_and_changes_only_those():
     assert not bot.own_best_for({"phase": "exchange"})
     plain = strength._bot("hard:worlds=8", game, 1, random.Random(0))
     assert plain.milliseconds == UpDownSuecaHard.milliseconds and not plain.own_best_for({"phase": "trick"})
-    with pytest.raises(SystemExit, match="unknown setting depth"):
-        strength._bot("hard:depth=3", game, 1, random.Random(0))
+    with pytest.raises(SystemExit, match="unknown setting colour"):
+        strength._bot("hard:colour=3", game, 1, random.Random(0))
+    # Any other setting the level has is set by its type (an optional one as a number).
+    assert strength._bot("hard:depth=3", game, 1, random.Random(0)).depth == 3
+    updown = strength._bot("hard:read=0,batch_games=200", get_game("updown"), 1, random.Random(0))
+    assert (updown.read, updown.batch_games, updown.policy) == (False, 200, "bot")
     with pytest.raises(SystemExit, match="'greedy' is not a pimc level of updown-sueca"):
         strength._bot("greedy:worlds=3", game, 1, random.Random(0))
 
