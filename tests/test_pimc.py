@@ -138,8 +138,8 @@ def test_pimc_is_reproducible_and_sees_only_the_view(game_id):
 
 
 def test_updown_levels_play_a_round_legally_and_reproducibly():
-    # UP&DOWN's normal and hard levels are pimc (200 and 600 worlds; hard with the greedy bot's
-    # own rule in its playouts, read worlds and the others' secret cards chosen again): legal, and
+    # UP&DOWN's normal and hard levels are pimc (200 and 600 worlds, with the greedy bot's own
+    # rule in their playouts, read worlds and the others' secret cards chosen again): legal, and
     # the same seed gives the same game.
     game = get_game("updown")
 
@@ -155,8 +155,10 @@ def test_updown_levels_play_a_round_legally_and_reproducibly():
     assert state.is_terminal()
     assert run()[1].steps == record.steps
     assert isinstance(make_bot("hard", game, 0, random.Random(0)), PimcBot)
-    hard = type(make_bot("hard", game, 0, random.Random(0)))
-    assert PimcBot.worlds < hard.worlds and hard.policy == "bot" and hard.rechoose and hard.read
+    for level in ("normal", "hard"):
+        bot = type(make_bot(level, game, 0, random.Random(0)))
+        assert bot.policy == "bot" and bot.rechoose and bot.read
+    assert PimcBot.worlds < type(make_bot("hard", game, 0, random.Random(0))).worlds
     assert isinstance(make_bot("normal", get_game("euchre"), 0, random.Random(0)), PimcBot)
 
 
