@@ -226,7 +226,7 @@ class UpDownNormal(_Reads):
     """``pimc`` as ``hard`` (the greedy bot's own rule in the playouts, read worlds, the others'
     secret cards chosen again), held to 90 ms: batches start at 10 worlds and hold at most 300
     games, since a batch of the rule costs a few milliseconds a step whatever its size. It gained
-    +0.48 ± 0.14 points a round over the simple playout rule in the same time (docs/bots.md,
+    +0.51 ± 0.11 points a round over the simple playout rule in the same time (docs/bots.md,
     eleventh pass)."""
 
     name = "normal"
