@@ -98,7 +98,7 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             raise SystemExit(f"{level!r} is not a pimc level of {game.id}: settings apply to those only")
         kv = dict(part.partition("=")[::2] for part in rest.split(",") if part)
         kv_extra: dict[str, Any] = {}
-        known = {"worlds", "ms", "min", "own", "infer", "policy", "rechoose"}
+        known = {"worlds", "ms", "min", "own", "infer"}
         # Any other setting the level has (e.g. UP&DOWN's read=1) is set by its type.
         for key in sorted(set(kv) - known):
             current = getattr(base, key, None)
@@ -121,10 +121,6 @@ def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
             attrs["min_worlds"] = int(kv["min"])
         if "infer" in kv:
             attrs["infer"] = bool(int(kv["infer"]))
-        if "policy" in kv:
-            attrs["policy"] = kv["policy"]
-        if "rechoose" in kv:
-            attrs["rechoose"] = bool(int(kv["rechoose"]))
         return _with_own(type(level.title(), (base,), attrs), kv)(game, seat, rng)
     return make_bot(name, game, seat, rng)
 
