@@ -333,16 +333,25 @@ def test_scalar_pimc_starts_no_world_that_would_end_past_the_deadline(monkeypatc
 
 def test_a_batch_under_a_time_budget_fits_the_time_left_by_what_the_batches_so_far_cost():
     # One batch seen: its pace per world, at most twice its size.
-    assert _chunk_that_fits([(25, 0.020)], 0.016) == 20
     assert _chunk_that_fits([(25, 0.020)], 1.0) == 50
-    # Two sizes (a line of 6 ms fixed and 0.2 ms a world): with much time left the last pace (0.32
-    # ms a world) binds, with little the fixed part does.
+    assert _chunk_that_fits([(25, 0.020)], 0.030) == 37
+    # Two sizes (a line of 6 ms fixed and 0.2 ms a world): the last pace (0.32 ms a world) binds.
     assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.0301) == 94
-    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.0081) == 10
-    # Less than a fifth of the first batch is not worth its fixed cost.
-    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.006) == 0
-    # A batch that cost more per world the larger it was: the line keeps the next one smaller.
-    assert _chunk_that_fits([(25, 0.020), (50, 0.050)], 0.040) == 40
+    # A batch smaller than the last costs at most the cheapest batch so far plus the last pace per
+    # world: 11 ms + 9 x 0.32 ms fits in 14 ms.
+    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.014) == 9
+    # Less than the cheapest batch left: no batch, however small (the line would have said 10
+    # worlds in 8.1 ms; a small batch is mostly its fixed part, and lines through noisy batches
+    # can put that part near 0).
+    assert _chunk_that_fits([(25, 0.011), (50, 0.016)], 0.0081) == 0
+    assert _chunk_that_fits([(25, 0.020)], 0.016) == 0
+    # Measured in UP&DOWN's `normal` (2 worlds then cost 25 ms): 10 ms left after two batches of
+    # 10 worlds at about 40 ms start nothing.
+    assert _chunk_that_fits([(10, 0.0364), (10, 0.0420)], 0.010) == 0
+    # A batch that cost more per world the larger it was: the next one is smaller, priced whole.
+    assert _chunk_that_fits([(25, 0.020), (50, 0.050)], 0.040) == 20
+    # Not smaller than a fifth of the first batch.
+    assert _chunk_that_fits([(25, 0.010), (50, 0.040)], 0.013) == 0
 
 
 def test_scalar_pimc_plays_a_whole_game_of_up_or_down_legally_and_reproducibly():

@@ -152,9 +152,12 @@ def _chunk_that_fits(costs: Sequence[tuple[int, float]], left: float) -> int:
 
     A batch's cost is not proportional to its worlds: it has a fixed part (numpy's work per step),
     and in some games a larger batch costs more per world (it runs as long as its longest deal).
-    So the batch must fit both at the last batch's pace per world and on the line through the
-    last two batches of different sizes; it grows at most twofold, and is not smaller than a fifth
-    of the first (a smaller one is mostly fixed cost)."""
+    So a batch as large as the last or larger must fit both at the last batch's pace per world and
+    on the line through the last two batches of different sizes, and it grows at most twofold.
+    A smaller batch is mostly fixed cost (a batch of 2 worlds can cost as much as one of 10, and
+    a line through two noisy batches can put its fixed part near 0), so it is priced as a whole
+    batch: the cheapest batch so far (more than the fixed part) plus the last pace per world. It is
+    not smaller than a fifth of the first."""
     n1, t1 = costs[-1]
     n = min(2 * n1, int(left * n1 / t1)) if t1 > 0 else 2 * n1
     other = next(((k, t) for k, t in reversed(costs) if k != n1), None)
@@ -163,6 +166,8 @@ def _chunk_that_fits(costs: Sequence[tuple[int, float]], left: float) -> int:
         each = (t1 - t0) / (n1 - n0)
         if each > 0:
             n = min(n, int((left - (t1 - each * n1)) / each))
+    if n < n1 and t1 > 0:
+        n = int((left - min(t for _, t in costs)) * n1 / t1)
     return n if n >= max(costs[0][0] // 5, 1) else 0
 
 
