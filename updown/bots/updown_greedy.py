@@ -224,11 +224,12 @@ class _Reads(PimcBot):
 
 class UpDownNormal(_Reads):
     """``pimc`` as ``hard`` (the greedy bot's own rule in the playouts, read worlds, the others'
-    secret cards chosen again), held to 90 ms: batches start at 10 worlds and hold at most 300
-    games, since a batch of the rule costs a few milliseconds a step whatever its size; the first
-    batch is the only one always played (at a round's first trick it can take 40 ms). It gained
-    +0.51 ± 0.11 points a round over the simple playout rule in the same time (docs/bots.md,
-    eleventh pass)."""
+    secret cards chosen again), held to 90 ms: batches start at 20 worlds and hold at most 300
+    games, since a batch of the rule costs a few milliseconds a step whatever its size. The first
+    batch is the only one always played: two of 10 cost one fixed part more, and at a round's
+    first trick could end past 100 ms; one of 10 alone played 0.05 fewer wins (docs/bots.md,
+    twelfth pass). It gained +0.51 ± 0.11 points a round over the simple playout rule in the
+    same time (docs/bots.md, eleventh pass)."""
 
     name = "normal"
     description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, in which "
@@ -238,8 +239,7 @@ class UpDownNormal(_Reads):
     policy = "bot"
     rechoose = True
     read = True
-    chunk = 10
-    min_worlds = 10
+    chunk = 20
     batch_games = 300
 
 
