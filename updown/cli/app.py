@@ -30,6 +30,7 @@ from updown.bots import bot_names, is_bot_name, make_bot
 from updown.cli.human import HumanAgent, Quit
 from updown.cli.screens import event_text, hooks_for, safe_name
 from updown.cli.session import Session, bot_list_from
+from updown.cli.unseen import redraw
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
 from updown.core.records import Record, replay as replay_record
@@ -307,8 +308,14 @@ def _new_session(game_id: str, players: int | None, seat: int, bots: str | None,
     state = game.new_state(n, options)
     rec = Record(game.id, n, options.to_dict(), names, seed=seed)
     session = Session(game, state, rec, agents, seat, random.Random(seed), console, _,
-                      _stand_in(game, seed), bot_names=kinds)
+                      _stand_in(game, seed), bot_names=kinds, make_bot=_fresh_bots(game, kinds))
     return session, record
+
+
+def _fresh_bots(game: Game[Any], kinds: list[str | None]) -> Any:
+    """Bots made anew after an undo, each with fresh randomness (the cards they hold are new)."""
+    default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
+    return lambda s: make_bot(kinds[s] or default_bot, game, s, random.Random(secrets.randbits(128)))
 
 
 def _stand_in(game: Game[Any], seed: int) -> Any:
@@ -338,7 +345,13 @@ def _resume_session(path: Path, record: Path | None, seat: int, bots: str | None
         kinds = [None if s == human else next(given) for s in range(n)]
     default_bot = "greedy" if "greedy" in bot_names(game.id) else "random"
     kinds = [None if s == human else (k if k in bot_names(game.id) else default_bot) for s, k in enumerate(kinds)]
-    # The rest of a resumed game is drawn afresh: new, unguessable chance for the cards not yet seen.
+    # Every card the player has not seen is drawn afresh from their view: the file may show some
+    # (it is only text), but the bots will not hold them. The rest of the game is drawn afresh too:
+    # new, unguessable chance for the cards not yet dealt.
+    try:
+        rec, state = redraw(rec, human, random.Random(secrets.randbits(128)))
+    except UpdownError as err:
+        raise fail(f"{safe_name(str(path), 200)}: {err}") from None
     seed = secrets.randbits(128)
     names = [safe_name(s) for s in rec.seats]
     agents: list[Any] = [None if s == human else make_bot(k or default_bot, game, s, random.Random(f"{seed}:{s}"))
@@ -347,7 +360,7 @@ def _resume_session(path: Path, record: Path | None, seat: int, bots: str | None
     agents[human].auto = auto
     out = Record(rec.game, n, rec.options, names, list(rec.steps), seed=None)
     session = Session(game, state, out, agents, human, random.Random(seed), console, _,
-                      _stand_in(game, seed), bot_names=kinds)
+                      _stand_in(game, seed), bot_names=kinds, make_bot=_fresh_bots(game, kinds))
     save_to = path
     if record is not None:
         _check_new_file(record, _)
@@ -444,7 +457,7 @@ def replay(
 ) -> None:
     """Re-play a game record, checking every step; print it trick by trick."""
     _ = _lang(lang)
-    rec, _data = _read_record_file(path, _)
+    rec, data = _read_record_file(path, _)
     try:
         state = replay_record(rec)
     except UpdownError as err:
@@ -453,6 +466,10 @@ def replay(
         raise fail(f"--seat must be 0 to {rec.players - 1}")
     game = state.game
     finished = state.is_terminal()
+    if seat is None and not finished:
+        # A saved game is shown as its player saw it: the other hands in it are drawn afresh, not
+        # the real ones (and in an old file they would be the real ones).
+        seat = bot_list_from(data, rec.players)[0]
     names = [safe_name(s) for s in rec.seats]
     if as_json:
         events = state.log if seat is None else state.view(seat)["log"]

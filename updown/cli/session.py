@@ -5,15 +5,23 @@ from the same generators (so ``--seed`` replays a game exactly as before), and a
 person at a terminal needs:
 
 * **undo**: before each decision the person makes, the session keeps a snapshot (the state, the
-  chance generator, the bots, the record so far). ``undo`` goes back to the last one: the
-  person's decision is taken back with everything the bots and chance did after it, and the
-  record keeps only the line that is finally played. The generators are restored too, so an undo
-  cannot be used to roll the dice again.
+  chance generator, the record so far). ``undo`` goes back to the last one: the person's
+  decision is taken back with everything the bots and chance did after it, and the record keeps
+  only the line that is finally played. What the person saw is restored exactly, but every card
+  they have not seen (the bots' hands, a bot's pending choice or discards, the stock) is drawn
+  afresh from their view (:func:`updown.cli.unseen.redraw`), and the bots are made anew for it,
+  so an undo cannot be used to learn the bots' cards or to see them play the same cards again.
+  The chance generator is restored for dice, tosses and the like, so an undo cannot be used to
+  roll the dice again; cards still to be dealt or drawn come from a fresh generator (drawn with
+  the old one they could be foreseen). After an undo the game no longer follows from its seed,
+  so the record keeps none.
   The terminal seats one person against bots only, so undo is always offered; a table with
   several people (a server) must not offer it.
 * **save**: :meth:`Session.save` writes the record of the game so far (with a ``"play"`` block
   that says which seat was the person and which bots played), which ``updown play --resume``
-  replays and continues. The CLI saves on quit, end of input, Ctrl-C and a closed terminal.
+  replays and continues. The CLI saves on quit, end of input, Ctrl-C and a closed terminal. An
+  unfinished game is saved as the person saw it: every card they have not seen is drawn afresh
+  first, so the file does not tell the bots' cards (and a resumed game draws them afresh again).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import copy
 import json
 import os
 import random
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +41,9 @@ from rich.text import Text
 
 from updown.cli.human import HumanAgent, Undo
 from updown.cli.screens import QUIET_EVENTS, event_text
+from updown.cli.unseen import card_chance, redraw
 from updown.core.driver import Agent
-from updown.core.errors import IllegalAction
+from updown.core.errors import IllegalAction, UpdownError
 from updown.core.protocol import Game, State
 from updown.core.records import Record
 from updown.i18n import Translator
@@ -43,7 +53,7 @@ from updown.i18n import Translator
 class _Snapshot:
     state: State
     rng: Any
-    agents: list[Agent]
+    agents: list[Agent] | None  # copies of the bots, kept only when they cannot be made anew
     steps: list[str]
     open_label: str | None
     shown: int
@@ -65,6 +75,10 @@ class Session:
     shown: int = 0
     open_label: str | None = None
     undo_stack: list[_Snapshot] = field(default_factory=list)
+    make_bot: Callable[[int], Agent] | None = None
+    """A new bot for a seat, with fresh randomness: after an undo the bots are made anew."""
+    card_rng: random.Random | None = None
+    """After an undo: the generator of the cards still to come (``rng`` draws the rest)."""
 
     @property
     def human(self) -> HumanAgent | None:
@@ -77,7 +91,8 @@ class Session:
         while not state.is_terminal():
             if state.is_chance():
                 label = state.chance_label()
-                action = state.sample_chance(self.rng)
+                rng = self.rng if self.card_rng is None or not card_chance(state) else self.card_rng
+                action = state.sample_chance(rng)
                 state.apply(action)
                 self._chance(label, game.action_to_str(action))
                 self.show_events()
@@ -135,18 +150,36 @@ class Session:
 
     # -- undo -----------------------------------------------------------------------------------
     def _snapshot(self) -> _Snapshot:
-        keep = {id(self.game): self.game}
-        bots = [a if isinstance(a, HumanAgent) else copy.deepcopy(a, dict(keep)) for a in self.agents]
+        bots = None
+        if self.make_bot is None:
+            keep = {id(self.game): self.game}
+            bots = [a if isinstance(a, HumanAgent) else copy.deepcopy(a, dict(keep)) for a in self.agents]
         return _Snapshot(self.state.clone(), self.rng.getstate(), bots, list(self.record.steps), self.open_label,
                          self.shown)
 
     def _undo(self) -> None:
         snap = self.undo_stack.pop()
-        self.state = snap.state
-        self.rng.setstate(snap.rng)
+        record = Record(self.record.game, self.record.players, self.record.options, self.record.seats, snap.steps)
+        try:
+            record, state = redraw(record, self.seat, random.Random(secrets.randbits(128)))
+        except UpdownError as err:  # not expected: then the position comes back as it was
+            self.console.print(Text(f"(The unseen cards could not be drawn afresh: {err})", style="dim"))
+            state = snap.state
+        self.state = state
+        self.rng.setstate(snap.rng)  # dice and tosses as before: no rolling again
+        self.card_rng = random.Random(secrets.randbits(128))  # cards to come: not foreseeable
         human = self.agents[self.seat]
-        self.agents = [human if isinstance(a, HumanAgent) else a for a in snap.agents]
-        self.record.steps[:] = snap.steps
+        old = [a for a in self.agents if a is not human]
+        if self.make_bot is not None:
+            self.agents = [human if s == self.seat else self.make_bot(s) for s in range(len(self.agents))]
+            for bot in old:
+                close = getattr(bot, "close", None)
+                if callable(close):
+                    close()
+        elif snap.agents is not None:
+            self.agents = [human if isinstance(a, HumanAgent) else a for a in snap.agents]
+        self.record.steps[:] = record.steps
+        self.record.seed = None  # the game no longer follows from its seed
         self.open_label = snap.open_label
         self.shown = snap.shown
         self.console.print(Text(self._("Undone: {move} is taken back, with everything after it.").format(
@@ -155,12 +188,23 @@ class Session:
     # -- saving ---------------------------------------------------------------------------------
     def save_data(self) -> dict[str, Any]:
         data = self.record.to_dict()
+        play: dict[str, Any] = {"human": self.seat, "bots": self.bot_names}
         if not self.state.is_terminal():
+            # The record names the bots' cards, and the seed decides the cards not yet seen: an
+            # unfinished game is saved as the person saw it, every card they have not seen drawn
+            # afresh, and without the seed. A resumed game draws them afresh again.
+            try:
+                data = redraw(self.record, self.seat, random.Random(secrets.randbits(128)))[0].to_dict()
+                play["unseen"] = "drawn afresh"
+            except UpdownError as err:  # not expected: better the game saved than lost
+                try:
+                    self.console.print(Text(f"(The unseen cards could not be drawn afresh: {err}; the file "
+                                            "shows them)", style="red"))
+                except (OSError, ValueError):  # the terminal is gone (a hang-up): save all the same
+                    pass
             data.pop("result", None)
-            # The seed decides the cards not yet seen: a saved game must not carry it. A resumed
-            # game draws the rest afresh, so the saved record needs no seed to go on.
             data.pop("seed", None)
-        data["play"] = {"human": self.seat, "bots": self.bot_names}
+        data["play"] = play
         return data
 
     def save(self, path: Path) -> None:
