@@ -149,8 +149,11 @@ def test_a_local_ray_instance_gives_identical_results():
     import ray
 
     line = lineup("updown", ["greedy", "random", "random"], seed=4, rounds=1)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # A Ray instance of its own (address "local"), never one another program left running, which
+    # ray.init() without an address would join; run_arena then uses the initialised session.
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
+        assert ray.cluster_resources()["CPU"] == 2
         on_ray = run_arena(line, 8, ray="auto")
     finally:
         ray.shutdown()

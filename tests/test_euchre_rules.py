@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from updown.core.cards import Card
-from updown.core.errors import IllegalAction, RecordError
+from updown.core.errors import IllegalAction, NotationError, RecordError
 from updown.core.protocol import State
 from updown.core.records import Record, replay
 from updown.core.registry import get_game
@@ -271,8 +271,8 @@ def test_notation_round_trips() -> None:
     assert GAME.parse_action("accept") == PICK_UP
     assert GAME.parse_action("name ♥ alone") == NAME_ALONE + 2
     assert GAME.parse_action("J♥") == card_id("JH")
-    with pytest.raises(Exception):
-        GAME.parse_action("8H")
+    with pytest.raises(NotationError, match=r"^8H is not in the Euchre deck \(9, 10, J, Q, K, A\)$"):
+        GAME.parse_action("8H")  # a real card, but not one of Euchre's
 
 
 def test_a_wrong_record_step_is_refused() -> None:

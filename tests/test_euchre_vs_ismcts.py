@@ -8,12 +8,13 @@ over enough deals to reach every way the "alone?" question and the dealer's disc
 from __future__ import annotations
 
 import math
+import time
+from typing import Any
 
 import pytest
 from bench_util import load_benchmark
 
 pytest.importorskip("pyspiel")
-
 
 
 def test_random_against_tiny_ismcts_agrees_and_reports() -> None:
@@ -27,7 +28,9 @@ def test_random_against_tiny_ismcts_agrees_and_reports() -> None:
     assert m < 0  # random bidding and play lose to even a 10-simulation search
     # Every decision with a choice is timed: at least the bidding of both sides in every game.
     assert len(report.ours) >= 2 * 300 and len(report.theirs) >= 2 * 300
-    assert all(t >= 0 for t in report.ours + report.theirs)
+    # Each time is one decision's own: positive, and all of them together within the run's time.
+    assert all(t > 0 for t in report.ours + report.theirs)
+    assert sum(report.ours) + sum(report.theirs) <= report.seconds
     # The deals went through every path of the alone/discard window.
     assert set(report.cases) == {
         "ISMCTS alone, mirror rebuilt",
@@ -46,6 +49,29 @@ def test_greedy_plays_through_the_harness() -> None:
     report = harness.run("greedy", 4, sims=10, seed=3)
     assert report.deals == 4 and len(report.ours) >= 8
     assert all(-4 <= d <= 4 and (2 * d).is_integer() for d in report.per_deal)
+
+
+def test_our_times_are_those_of_our_decisions_with_a_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot that takes at least 3 ms per decision: each of its times is at least that, and there
+    is one per decision it had a choice in (a forced one is not timed)."""
+    harness = load_benchmark("euchre_vs_ismcts")
+    real = harness._our_bot
+    choices = []
+
+    class Slow:
+        def __init__(self, inner: Any):
+            self.inner = inner
+
+        def act(self, view: Any, legal: list[int]) -> int:
+            time.sleep(0.003)
+            choices.append(len(legal) > 1)
+            return int(self.inner.act(view, legal))
+
+    monkeypatch.setattr(harness, "_our_bot", lambda *args: Slow(real(*args)))
+    report = harness.run("random", 3, sims=10)
+    assert len(report.ours) == sum(choices) >= 12 and not all(choices)
+    assert all(t >= 0.003 for t in report.ours), min(report.ours)
+    assert sum(report.ours) + sum(report.theirs) <= report.seconds
 
 
 def test_a_wrong_mapping_is_caught() -> None:

@@ -4,7 +4,9 @@ view alone, and valuing an action by exactly what it scores to the end of the de
 from __future__ import annotations
 
 import json
+import math
 import random
+import statistics
 from collections import Counter
 from typing import Any
 
@@ -90,6 +92,11 @@ def _forced_finish(world: State, seat: int, action: int) -> float | None:
     return deal_rewards(start, w.progress())[seat]
 
 
+def _standard_errors(values: list[list[float]]) -> list[float]:
+    """Each row's standard error of the mean (sample standard deviation over the root of its size)."""
+    return [statistics.stdev(row) / math.sqrt(len(row)) for row in values]
+
+
 @pytest.mark.parametrize("game_id", BATCHED)
 def test_deal_values_are_the_mean_margin_to_the_end_of_the_deal(game_id):
     # Near a deal's end every later step is forced, so each world's value is known exactly: the
@@ -106,7 +113,8 @@ def test_deal_values_are_the_mean_margin_to_the_end_of_the_deal(game_id):
             continue
         means, errors = deal_values(worlds, seat, legal, "random", rng=np.random.default_rng(1))
         assert means.tolist() == pytest.approx([sum(row) / len(row) for row in exact])  # type: ignore[arg-type]
-        assert all(e >= 0 for e in errors.tolist())
+        # Each world's value is exact, so the standard errors are those of the exact values.
+        assert errors.tolist() == pytest.approx(_standard_errors(exact), abs=1e-6)
         checked += 1
     assert checked >= 4
 
@@ -128,13 +136,19 @@ def test_pimc_is_reproducible_and_sees_only_the_view(game_id):
     game = get_game(game_id)
     bot_class = SmallPimc if game_id in ENGINES else type(
         "Small", (PimcBot,), {"worlds": 4, "depth": 6 if game_id == "up-or-down" else None})
-    step = 15 if game_id in ENGINES else 25
-    for state, seat in _decisions(game_id, 6)[::step][:5 if game_id in ENGINES else 4]:
+    wanted = 5 if game_id in ENGINES else 4
+    # Decisions with a choice, spread over the game (a forced one would compare nothing).
+    positions = [(state, seat) for state, seat in _decisions(game_id, 6) if len(state.legal_actions(seat)) > 1]
+    assert len(positions) >= wanted
+    checked = 0
+    for state, seat in positions[::len(positions) // wanted][:wanted]:
         view = state.view(seat)
         legal = state.legal_actions(seat)
         a = bot_class(game, seat, random.Random(2)).estimates(view, legal)
         b = bot_class(game, seat, random.Random(2)).estimates(json.loads(json.dumps(view)), legal)
-        assert a == b
+        assert len(a[0]) == len(legal) and a == b
+        checked += 1
+    assert checked == wanted
 
 
 def test_updown_levels_play_a_round_legally_and_reproducibly():
@@ -200,7 +214,7 @@ def test_scalar_deal_values_are_the_mean_margin_to_the_end_of_the_deal(game_id):
                                                  random.Random(1))
         assert used == len(worlds)
         assert means == pytest.approx([sum(row) / len(row) for row in exact])
-        assert all(e >= 0 for e in errors)
+        assert errors == pytest.approx(_standard_errors(exact), abs=1e-6)
         checked += 1
     assert checked >= 3
 

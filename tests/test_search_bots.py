@@ -84,11 +84,14 @@ def _positions(game_id: str, seed: int, every: int = 9) -> list[tuple[Any, list[
 def test_search_sees_only_the_view(game_id):
     # The same decisions from a JSON copy of the view (nothing but its data reaches the bot)...
     game = get_game(game_id)
+    checked = 0
     for view, legal, seat in _positions(game_id, 11):
         copy = json.loads(json.dumps(view))
         a = search(game, view, legal, seat, random.Random(5), simulations=12)
         b = search(game, copy, legal, seat, random.Random(5), simulations=12)
-        assert a == b
+        assert a and {e.action for e in a} <= set(legal) and a == b
+        checked += 1
+    assert checked == 4  # four decisions with a choice: _positions found them and each was compared
 
 
 class _Spy:
