@@ -33,6 +33,61 @@ if os.environ.get("UPDOWN_TEST_COMPILED") == "1":
         raise pytest.UsageError(f"UPDOWN_TEST_COMPILED=1 but not compiled: {', '.join(_pure)} (run `make fast`)")
 
 
+# -- services ------------------------------------------------------------------------------------
+# PostgreSQL and Redis (tests/test_server.py) and Chromium (tests/test_web.py) are named by these
+# variables, which `eval "$(.ci/services start)"` sets. A test whose service is missing skips with
+# a reason naming its variable. In CI (CI=true, set by the runner of .ci/run) that skip is a
+# failure: a service that did not start must not turn its tests into silent skips. Elsewhere the
+# tests skip and the summary ends with one line naming what was missing and how to start it.
+SERVICES = {"UPDOWN_TEST_POSTGRES": "PostgreSQL", "UPDOWN_TEST_REDIS": "Redis", "UPDOWN_TEST_CHROMIUM": "Chromium"}
+START_SERVICES = 'eval "$(.ci/services start)"'
+IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+_missing: dict[str, int] = {}  # variable -> how many tests (or modules) skipped for it
+
+
+def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, "Skipped: reason")
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+def _check_service_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    """Count a skip for a missing service; in CI, turn it into a failure that says so."""
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report)
+    missing = [var for var in SERVICES if var in reason]
+    if not missing:
+        return
+    for var in missing:
+        _missing[var] = _missing.get(var, 0) + 1
+    if IN_CI:
+        report.outcome = "failed"
+        report.longrepr = f"CI=true: a missing service fails instead of skipping: {reason.removeprefix('Skipped: ')}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    _check_service_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    outcome = yield
+    _check_service_skip(outcome.get_result())
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _missing:
+        return
+    what = ", ".join(f"{SERVICES[v]} ({v}: {n} skip{'s' if n > 1 else ''})" for v, n in _missing.items())
+    verb = "failed: CI=true needs every service" if IN_CI else "their tests were skipped"
+    terminalreporter.write_line(f"services missing: {what}; {verb}. Start them with: {START_SERVICES}",
+                                yellow=not IN_CI, red=IN_CI, bold=True)
+
+
 def random_agents(game: Game[Any], players: int, seed: int) -> list[RandomBot]:
     """One uniformly random bot per seat, each with its own generator derived from ``seed``."""
     return [RandomBot(game, s, random.Random(f"agent {seed} {s}")) for s in range(players)]

@@ -14,15 +14,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server_util import Server
+playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
+
+from server_util import Server  # noqa: E402
 from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, create_table, finished, guest, new_page, play_to_end, \
-    register, shot
+    register, shot  # noqa: E402
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set UPDOWN_TEST_CHROMIUM)",
-                allow_module_level=True)
+# Each test skips without Chromium, with a reason naming UPDOWN_TEST_CHROMIUM: in CI, tests/conftest.py
+# makes that skip a failure.
+pytestmark = pytest.mark.skipif(
+    not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK),
+    reason=f"no Chromium at {CHROMIUM}: set UPDOWN_TEST_CHROMIUM (eval \"$(.ci/services start)\" installs and sets it)")
 
 
 @pytest.fixture(scope="module")
