@@ -246,6 +246,15 @@ class State(ABC):
         """
         return None
 
+    def leave_cost(self, seat: int) -> int:
+        """What ``seat`` pays the house (in the game's money, e.g. RISCOS) if it leaves now.
+
+        The same amount the game's result later charges that seat for leaving, so a server can
+        post the charge when the seat leaves rather than at the end. 0 where leaving is free or
+        impossible (the default).
+        """
+        return 0
+
     # -- information ----------------------------------------------------------------------------
     @abstractmethod
     def view(self, seat: int | None) -> View:

@@ -407,6 +407,9 @@ class UpDownSuecaState(State):
     def leave_action(self, seat: object) -> int | None:
         return self._leave_action(seat if type(seat) is int else self.check_seat(seat))
 
+    def leave_cost(self, seat: object) -> int:
+        return LEAVE_PENALTY if self.leave_action(seat) is not None else 0
+
     def _legal_actions(self, seat: int) -> list[int]:
         phase = self.phase
         if seat != self.current or phase < _TRUMP or phase == _OVER:
