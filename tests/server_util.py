@@ -31,8 +31,10 @@ class Server:
     """``updown serve`` in a child process; ``kill()`` sends SIGKILL, ``start()`` starts it again."""
 
     def __init__(self, db: str, *, port: int | None = None, redis: str | None = None, bot_delay: float = 0.0,
-                 log: Path | None = None):
+                 log: Path | None = None, extra_args: list[str] | None = None):
         self.db = db
+        self.extra_args = list(extra_args or [])
+        """More ``updown serve`` options, e.g. ``["--limit", "hints_per_user=2/minute"]``."""
         self.port = port or free_port()
         self.redis = redis
         self.bot_delay = bot_delay
@@ -48,6 +50,7 @@ class Server:
                 "--port", str(self.port), "--bot-delay", str(self.bot_delay)]
         if self.redis:
             args += ["--redis", self.redis]
+        args += self.extra_args
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(args, stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.time() + 30
@@ -185,6 +188,8 @@ class Client:
     def _keep(self, msg: dict[str, Any]) -> None:
         self.legal = msg["legal"]
         assert self.view is not None
+        # Every frame is built from this connection's own seat's view (a spectator's: view(None)).
+        assert self.view.get("seat") == self.seat, f"seat {self.seat}'s socket got seat {self.view.get('seat')}'s view"
         self.seen.append((json.loads(json.dumps(self.view)), [a["id"] for a in self.legal]))
 
     def until(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
@@ -250,3 +255,26 @@ def check_no_leak(record: dict[str, Any], client: Client) -> int:
             i += 1
         assert i < len(views), f"seat {key}: a frame holds a view that never existed for that seat: {text[:300]}"
     return len(client.seen)
+
+
+SHORT = {"updown": {"rounds": 1}, "euchre": {"target": 3}, "updown-sueca": {}, "up-or-down": {}}
+"""Options that keep a test's game short."""
+
+
+def make_table(owner: User, game: str, seats: list[str], **extra: Any) -> dict[str, Any]:
+    """A table made by ``owner`` over HTTP (short options), which must be accepted."""
+    r = owner.post("/api/tables", {"game": game, "seats": seats, "options": SHORT.get(game, {}), **extra})
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def db_rows(db: str, query: str, **params: Any) -> list[Any]:
+    """The rows of one SQL query on the server's database, read from outside the server."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(db)
+    with engine.connect() as conn:
+        rows = list(conn.execute(text(query), params).all())
+    engine.dispose()
+    return rows
+

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
+from websockets.exceptions import ConnectionClosed
 
-from server_util import Client, Server, User, check_no_leak, play_out
+from server_util import Client, Server, User, check_no_leak, make_table, play_out
 from updown.core.records import Record, replay
 
 PG = os.environ.get("UPDOWN_TEST_POSTGRES")
@@ -30,9 +31,6 @@ def needs(service: str, var: str) -> pytest.MarkDecorator:
     """Skip when ``var`` is not set (in CI, tests/conftest.py makes that skip a failure)."""
     return pytest.mark.skipif(not os.environ.get(var),
                               reason=f"no {service}: {var} not set (start it with eval \"$(.ci/services start)\")")
-
-
-SHORT = {"updown": {"rounds": 1}, "euchre": {"target": 3}, "updown-sueca": {}, "up-or-down": {}}
 
 
 def fresh_pg_db() -> str:
@@ -64,12 +62,6 @@ def server(db: str, tmp_path: Path) -> Iterator[Server]:
     srv = Server(db, log=tmp_path / "server.log").start()
     yield srv
     srv.stop()
-
-
-def make_table(owner: User, game: str, seats: list[str], **extra: Any) -> dict[str, Any]:
-    r = owner.post("/api/tables", {"game": game, "seats": seats, "options": SHORT.get(game, {}), **extra})
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 def stand_in_steps(db: str, table: str) -> int:
@@ -251,16 +243,23 @@ def test_timeout_hands_the_seat_to_a_bot_until_the_player_returns(server: Server
     ca.until(lambda m: m["type"] == "table" and not m["table"]["seats"][0]["away"], 10)
 
 
-def test_disconnect_past_the_grace_period_hands_the_seat_to_a_bot(server: Server) -> None:
+def test_disconnect_past_the_grace_period_is_leaving_and_a_bot_plays_on(server: Server) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
     table = make_table(alice, "updown", ["me", "open", "bot:random", "bot:random"], grace=1)
     bob.post(f"/api/tables/{table['id']}/join")
     cb = bob.socket(table["id"])
     ca = alice.socket(table["id"])
     ca.close()
-    cb.until(lambda m: m["type"] == "table" and m["table"]["seats"][0]["away"], 20)
-    ca = alice.socket(table["id"])  # coming back clears it
-    ca.until(lambda m: m["type"] == "table" and not m["table"]["seats"][0]["away"], 10)
+    info = cb.until(lambda m: m["type"] == "table" and m["table"]["seats"][0]["left"], 20)
+    assert info["table"]["seats"][0]["played_by_bot"]
+    deadline = time.time() + 30  # the stand-in really plays Alice's seat
+    while stand_in_steps(server.db, table["id"]) == 0:
+        assert time.time() < deadline, "no stand-in played for the seat that walked away"
+        cb.recv(0.2)
+        if cb.legal:
+            cb.send({"type": "act", "id": f"b-{time.time()}", "action": cb.legal[0]["id"]})
+    ca = alice.socket(table["id"])  # leaving is final: coming back, Alice only watches
+    assert ca.seat is None
 
 
 def test_sueca_leave_costs_100_once_and_the_ledger_balances(server: Server) -> None:
@@ -272,8 +271,14 @@ def test_sueca_leave_costs_100_once_and_the_ledger_balances(server: Server) -> N
     # Two tabs / a race: the socket and the HTTP route at once; the leave is applied once.
     ca.send({"type": "leave", "id": "bye"})
     second = alice.post(f"/api/tables/{table['id']}/leave")
-    ack_or_err = ca.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == "bye")
-    assert (second.status_code == 409) != (ack_or_err["type"] == "error")
+    # Whichever came first left; the socket is closed either way (leaving is final), after its
+    # answer if its leave was first.
+    try:
+        reply = ca.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == "bye")["type"]
+    except ConnectionClosed as closed:
+        assert closed.rcvd is not None and closed.rcvd.code == 4001
+        reply = "closed"
+    assert (second.status_code == 200) == (reply != "ack"), (second.status_code, reply)
     play_out([cb], random.Random(5), timeout=180)
     record = bob.get(f"/api/tables/{table['id']}/record").json()
     leaves = [s for s in record["steps"] if s.startswith("0: leave")]
@@ -324,7 +329,7 @@ def test_accounts_sessions_and_table_rules(server: Server) -> None:
     ok = anon.post("/api/login", json={"name": "alice", "password": "pass-word-1"})
     assert ok.status_code == 200
     cookie = ok.headers["set-cookie"].lower()
-    assert "httponly" in cookie and "samesite=lax" in cookie
+    assert "httponly" in cookie and "samesite=strict" in cookie
     assert anon.get("/api/me").json()["name"] == "alice"
     anon.post("/api/logout")
     assert anon.get("/api/me").status_code == 401

@@ -6,9 +6,11 @@ play on a 360 px phone. Screenshots of every table go to ``test-output/screensho
 
 from __future__ import annotations
 
-import os
+import json
 import random
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -16,15 +18,13 @@ import pytest
 
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
-from server_util import Server  # noqa: E402
-from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, create_table, finished, guest, new_page, play_to_end, \
+from server_util import Server, free_port  # noqa: E402
+from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, CHROMIUM_MISSING, SKIP_REASON, create_table, finished, guest, new_page, play_to_end, \
     register, shot  # noqa: E402
 
 # Each test skips without Chromium, with a reason naming UPDOWN_TEST_CHROMIUM: in CI, tests/conftest.py
 # makes that skip a failure.
-pytestmark = pytest.mark.skipif(
-    not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK),
-    reason=f"no Chromium at {CHROMIUM}: set UPDOWN_TEST_CHROMIUM (eval \"$(.ci/services start)\" installs and sets it)")
+pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +248,77 @@ def test_an_unacknowledged_action_is_resent_with_its_id_after_a_drop(server: Ser
     assert page.locator(".banner.error").count() == 0  # never applied twice (that would be refused)
     assert page.evaluate("window.__table.pending.size") == 0
     no_errors(page)
+
+
+# -- a page of another origin ----------------------------------------------------------------------
+# It tries to use a signed-in player's session: to read their hand over the table's WebSocket and to
+# make them leave a rated Sueca match (100 RISCOS). The other origin is another port of the same
+# host, which SameSite cookies do not tell apart, so only the server's Origin check stands in the
+# way. The same script from the server's own page works, so the test would see an attack that got
+# through.
+ATTACK = """
+async ([base, table]) => {
+  const out = {messages: [], opened: false, closed: null, leave: null};
+  await new Promise((done) => {
+    const ws = new WebSocket(base.replace('http', 'ws') + '/ws/tables/' + table);
+    ws.onopen = () => { out.opened = true; };
+    ws.onmessage = (ev) => { out.messages.push(JSON.parse(ev.data).type); if (out.messages.length >= 2) ws.close(); };
+    ws.onclose = (ev) => { out.closed = ev.code; done(); };
+    setTimeout(() => { try { ws.close(); } catch (e) {} done(); }, 5000);
+  });
+  try {
+    const r = await fetch(base + '/api/tables/' + table + '/leave', {method: 'POST', credentials: 'include', mode: 'no-cors'});
+    out.leave = r.type;
+  } catch (e) { out.leave = 'error: ' + e; }
+  return out;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def evil() -> Iterator[str]:
+    """Another origin on the same host: it serves one empty page."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            body = b"<!doctype html><title>another site</title><p>nothing to see"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    port = free_port()
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}"
+    httpd.shutdown()
+
+
+def test_a_page_of_another_origin_neither_reads_a_hand_nor_makes_the_player_leave(
+        server: Server, evil: str, browser: object, tmp_path: Path) -> None:
+    victim = new_page(browser, server.base)
+    register(victim, "victim")
+    api = victim.context.request  # the victim's cookies, no Origin (as a script of the site's own would)
+    made = api.post(server.base + "/api/tables", data=json.dumps(
+        {"game": "updown-sueca", "rated": True, "seats": ["me", "bot:greedy", "bot:greedy", "bot:greedy"]}),
+        headers={"Content-Type": "application/json"})
+    assert made.ok, made.text()
+    table = made.json()["id"]
+    # The victim, signed in, visits the other site.
+    victim.goto(evil + "/")
+    got = victim.evaluate(ATTACK, [server.base, table])
+    assert got["messages"] == [] and not got["opened"], got  # no hello, no snapshot: refused at the handshake
+    state = api.get(server.base + f"/api/tables/{table}").json()
+    assert not state["seats"][0]["left"]
+    assert api.get(server.base + "/api/me").json()["balance"] == 0
+    # From the site's own page the same script is let through: the check above can fail.
+    victim.goto(server.base + "/")
+    own = victim.evaluate(ATTACK, [server.base, table])
+    assert own["opened"] and own["messages"][:1] == ["hello"], own
+    assert api.get(server.base + f"/api/tables/{table}").json()["seats"][0]["left"]
+    assert api.get(server.base + "/api/me").json()["balance"] == -100

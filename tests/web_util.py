@@ -12,6 +12,9 @@ from typing import Any
 from playwright.sync_api import Browser, Page
 
 CHROMIUM = os.environ.get("UPDOWN_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_MISSING = not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK)
+SKIP_REASON = f"no Chromium at {CHROMIUM}: set UPDOWN_TEST_CHROMIUM (eval \"$(.ci/services start)\" installs and sets it)"
+"""The reason of every browser test's skip: it names UPDOWN_TEST_CHROMIUM, so CI fails it instead."""
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parent.parent / "test-output" / "screenshots"

@@ -24,6 +24,11 @@ def serve(
     secure_cookies: Annotated[bool, typer.Option(help="mark the session cookie Secure (behind HTTPS)")] = False,
     sqlite_sync: Annotated[str, typer.Option(help="SQLite: 'normal' survives any crash of the server; "
                                                   "'full' also power loss, slower")] = "normal",
+    api_docs: Annotated[bool, typer.Option(help="serve the API's docs at /api/docs and /api/openapi.json")] = False,
+    limit: Annotated[Optional[list[str]], typer.Option(
+        metavar="NAME=VALUE",
+        help="NAME=VALUE: one of the server's limits, e.g. tables_per_guest=5/hour, hash_slots=4, "
+             "max_body=131072, or a rate 'off' (repeatable; see docs/server.md, Limits)")] = None,
 ) -> None:
     """Run the online server: accounts, tables, play over WebSockets, the browser client."""
     try:
@@ -38,8 +43,16 @@ def serve(
         raise fail("--sqlite-sync is 'normal' or 'full'")
     if not 0 <= bot_delay <= 10:
         raise fail("--bot-delay is 0 to 10 seconds")
+    from updown.server.limits import Limits
+
+    limits = Limits()
+    for assignment in limit or []:
+        try:
+            limits.set(assignment)
+        except ValueError as err:
+            raise fail(f"--limit {err}") from None
     application = create_app(Settings(db=db, redis=redis, bot_delay=bot_delay, secure_cookies=secure_cookies,
-                                      sqlite_sync=sqlite_sync))
+                                      sqlite_sync=sqlite_sync, api_docs=api_docs, limits=limits))
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     console.print(f"updown server on [bold]http://{shown}:{port}/[/bold] (database {_safe(db)}); Ctrl-C stops it.")
     uvicorn.run(application, host=host, port=port, log_level="warning", ws_max_size=2 * 1024 * 1024)

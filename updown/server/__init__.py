@@ -10,6 +10,9 @@ game a table plays. See ``docs/server.md``.
 - ``store.py``: every read and write, each a short transaction.
 - ``live.py``: one running table in memory: state rebuilt from steps, frames per seat, the loop
   that plays chance and bots.
-- ``hub.py``: the tables of this process, ownership, clocks, grace periods, settlement, the bus.
+- ``hub.py``: the tables of this process, ownership, clocks, absence and leaving, who may use a
+  seat (closing sockets whose seat changed hands), settlement, the bus.
 - ``app.py``: HTTP routes and the WebSocket.
+- ``limits.py``: what one client may spend: rate limits (memory or Redis), password hashes at once.
+- ``guards.py``: the request body's size, security headers, validation errors that echo nothing.
 """

@@ -9,13 +9,15 @@ import logging
 import re
 import secrets
 import time
+from urllib.parse import urlsplit
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerifyMismatchError
 from fastapi import FastAPI, HTTPException, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -25,10 +27,12 @@ from updown.core.registry import all_games, get_game
 from updown.i18n import catalogue_json, normalize
 from updown.rules import rules_text
 from updown.server.db import make_engine, upgrade
+from updown.server.guards import BodyLimit, GuardedApp, validation_error
 from updown.server.hub import Bus, Hub, RedisBus, new_table_id
+from updown.server.limits import Limited, Limiter, Limits
 from updown.server.live import SPECTATOR, ActionError, Live
 from updown.server.models import Account, Seat, Table
-from updown.server.store import Store
+from updown.server.store import Store, token_hash
 
 log = logging.getLogger("updown.server")
 
@@ -48,6 +52,13 @@ class Settings:
     bot_delay: float = 0.6
     secure_cookies: bool = False
     sqlite_sync: str = "normal"
+    allowed_origins: tuple[str, ...] = ()
+    """Origins (``https://example.org``) besides the server's own whose pages may use the API and
+    the WebSocket with a player's cookie. Empty: the server's own origin only."""
+    api_docs: bool = False
+    """Serve ``/api/docs`` and ``/api/openapi.json``."""
+    limits: Limits = field(default_factory=Limits)
+    """What one client may spend (``updown.server.limits``): rates, hash slots, body sizes."""
 
 
 class Credentials(BaseModel):
@@ -94,9 +105,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.stop()
         engine.dispose()
 
-    app = FastAPI(title="updown", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
+    docs = settings.api_docs
+    app = GuardedApp(title="updown", lifespan=lifespan, docs_url="/api/docs" if docs else None, redoc_url=None,
+                     openapi_url="/api/openapi.json" if docs else None)  # security headers on every answer
     app.state.hub = hub
     app.state.store = store
+    limiter = Limiter(settings.limits, settings.redis, namespace=settings.db)
+    app.state.limiter = limiter
+    app.add_middleware(BodyLimit, limit=settings.limits.max_body, uploads={"/web/replay": settings.limits.max_upload})
+    app.add_exception_handler(RequestValidationError, validation_error)
 
     # -- helpers --------------------------------------------------------------------------------
     def current(request: Request) -> Account | None:
@@ -111,7 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def signed_in(response: Response, account_id: int) -> None:
         token = store.new_session(account_id)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=settings.secure_cookies,
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=settings.secure_cookies,
                             max_age=30 * 24 * 3600, path="/")
 
     def me_dict(acc: Account) -> dict[str, Any]:
@@ -124,65 +141,110 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name,
                            "bot": s.bot if s.kind == "bot" else None} for s in seats]}
 
+    def same_origin(origin: str | None, host: str | None) -> bool:
+        """A request may use a player's cookie only from the server's own pages (or an allowed
+        origin). A request without Origin is no browser's cross-site request, so it passes."""
+        if origin is None:
+            return True
+        if origin in settings.allowed_origins:
+            return True
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and bool(host) and parts.netloc.lower() == (host or "").lower()
+
+    @app.middleware("http")
+    async def _refuse_cross_origin(request: Request, call_next: Any) -> Any:
+        if request.method not in ("GET", "HEAD", "OPTIONS") and \
+                not same_origin(request.headers.get("origin"), request.headers.get("host")):
+            return JSONResponse(status_code=403, content={
+                "detail": f"cross-origin request refused: {str(request.headers.get('origin'))[:100]} is not this "
+                          "site (the server's allowed origins are set by the host)"})
+        return await call_next(request)
+
     @app.exception_handler(UpdownError)
     async def _updown_error(_request: Request, err: UpdownError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": str(err)[:300]})
 
     # -- accounts -------------------------------------------------------------------------------
     @app.post("/api/register")
-    def register(body: Credentials, response: Response) -> dict[str, Any]:
+    async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         name = body.name.strip()
         if not NAME_RE.match(name) or name.lower().startswith(RESERVED):
             raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-', and starts with a "
                            "letter or digit")
         if len(body.password) < 8:
             raise bad(400, "a password has at least 8 characters")
-        account_id = store.create_account(name, "person", hasher.hash(body.password))
-        if account_id is None:
-            raise bad(409, f"the name {name!r} is taken")
-        signed_in(response, account_id)
-        acc = store.account(account_id)
-        assert acc is not None
-        return me_dict(acc)
+        await limiter.new_account(request)
+        async with limiter.hashing():
+            pw_hash = await asyncio.to_thread(hasher.hash, body.password)
+
+        def create() -> dict[str, Any]:
+            account_id = store.create_account(name, "person", pw_hash)
+            if account_id is None:
+                raise bad(409, f"the name {name!r} is taken")
+            signed_in(response, account_id)
+            acc = store.account(account_id)
+            assert acc is not None
+            return me_dict(acc)
+
+        return await asyncio.to_thread(create)
 
     @app.post("/api/login")
-    def login(body: Credentials, response: Response) -> dict[str, Any]:
-        acc = store.account_by_name(body.name.strip())
-        ok = False
-        if acc is not None and acc.kind == "person" and acc.pw_hash:
-            try:
-                ok = hasher.verify(acc.pw_hash, body.password)
-            except (VerifyMismatchError, InvalidHashError):
-                ok = False
-        else:
-            hasher.hash(body.password)  # the same work whether or not the name exists
+    async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        await limiter.login(request, body.name)
+        acc = await asyncio.to_thread(store.account_by_name, body.name.strip())
+
+        def check() -> bool:
+            ok = False
+            if acc is not None and acc.kind == "person" and acc.pw_hash:
+                try:
+                    ok = hasher.verify(acc.pw_hash, body.password)
+                except (VerifyMismatchError, InvalidHashError):
+                    ok = False
+            else:
+                hasher.hash(body.password)  # the same work whether or not the name exists
+            if ok and acc is not None and hasher.check_needs_rehash(acc.pw_hash or ""):
+                store.set_password(acc.id, hasher.hash(body.password))
+            return ok
+
+        async with limiter.hashing():
+            ok = await asyncio.to_thread(check)
         if not ok or acc is None:
             raise bad(401, "wrong name or password")
-        if hasher.check_needs_rehash(acc.pw_hash or ""):
-            store.set_password(acc.id, hasher.hash(body.password))
-        signed_in(response, acc.id)
-        return me_dict(acc)
+
+        def sign_in(acc: Account) -> dict[str, Any]:
+            signed_in(response, acc.id)
+            return me_dict(acc)
+
+        return await asyncio.to_thread(sign_in, acc)
 
     @app.post("/api/guest")
-    def guest(body: GuestIn, response: Response) -> dict[str, Any]:
+    async def guest(body: GuestIn, request: Request, response: Response) -> dict[str, Any]:
         base = (body.name or "").strip()
         if base and not NAME_RE.match(base):
             raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-'")
-        for _ in range(5):
-            name = f"guest-{secrets.token_hex(3)}" if not base else f"guest-{base}-{secrets.token_hex(2)}"
-            account_id = store.create_account(name, "guest", None)
-            if account_id is not None:
-                signed_in(response, account_id)
-                acc = store.account(account_id)
-                assert acc is not None
-                return me_dict(acc)
-        raise bad(503, "could not make a guest name; try again")
+        await limiter.new_account(request)
+
+        def create() -> dict[str, Any]:
+            for _ in range(5):
+                name = f"guest-{secrets.token_hex(3)}" if not base else f"guest-{base}-{secrets.token_hex(2)}"
+                account_id = store.create_account(name, "guest", None)
+                if account_id is not None:
+                    signed_in(response, account_id)
+                    acc = store.account(account_id)
+                    assert acc is not None
+                    return me_dict(acc)
+            raise bad(503, "could not make a guest name; try again")
+
+        return await asyncio.to_thread(create)
 
     @app.post("/api/logout")
-    def logout(request: Request, response: Response) -> dict[str, Any]:
+    async def logout(request: Request, response: Response) -> dict[str, Any]:
         token = request.cookies.get(COOKIE)
         if token:
-            store.end_session(token)
+            await asyncio.to_thread(store.end_session, token)
+            # The session's sockets stop at once: here, and in the other processes.
+            hub.close_session(token_hash(token))
+            await hub.bus.session_ended(token_hash(token))
         response.delete_cookie(COOKIE, path="/")
         return {"ok": True}
 
@@ -233,6 +295,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         specs = body.seats or ["me"] + ["open"] * (players - 1)
         if len(specs) != players:
             raise bad(400, f"give {players} seats, not {len(specs)}")
+        if body.rated and not any(spec in ("me", "open") for spec in specs):
+            raise bad(400, "a rated table needs a seat for a person ('me' or 'open'): bots alone are not rated")
+        if not any(spec in ("me", "open") for spec in specs) and \
+                await asyncio.to_thread(store.bot_tables, acc.id) >= settings.limits.bot_tables_at_once:
+            raise Limited(f"you have {settings.limits.bot_tables_at_once} tables of bots alone running; "
+                          "wait for one to end", 30)
         if specs.count("me") > 1:
             raise bad(400, "you can take one seat")
         table_id = new_table_id()
@@ -248,6 +316,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             else:
                 raise bad(400, f"seat {i}: {spec[:40]!r} is not 'me', 'open' or 'bot:NAME' "
                                f"(bots: {', '.join(bot_names(game.id))})")
+        await limiter.new_table(acc.id, acc.kind)
         row = Table(id=table_id, game=game.id, players=players, options=json.dumps(options.to_dict()),
                     seed=secrets.token_hex(16), timer=body.timer, grace=body.grace, rated=body.rated,
                     private=body.private, status="open", created_by=acc.id, created_at=time.time(),
@@ -284,8 +353,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         seat = body.seat if body.seat is not None else (free[0] if free else None)
         if seat is None or seat not in free:
             raise bad(409, "that seat is taken" if seat is not None else "every seat is taken")
-        if not await asyncio.to_thread(store.take_seat, table_id, seat, acc.id, acc.name):
-            raise bad(409, "that seat was just taken")
+        why = await asyncio.to_thread(store.take_seat, table_id, seat, acc.id, acc.name)
+        if why is not None:  # the database decides races: one seat per account, one account per seat
+            await hub.refresh(live)
+            raise bad(409, "you already have a seat at this table" if why == "seated" else "that seat was just taken")
         if await asyncio.to_thread(store.start_table, table_id):
             await hub.started(table_id)
         else:
@@ -305,7 +376,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise bad(409, "you have no seat at this table")
         if live.status == "open":
             await asyncio.to_thread(store.free_seat, table_id, seat, acc.id)
-            await hub.refresh(live)
+            await hub.refresh(live)  # closes this account's sockets on the seat
             await hub.changed(live)
             return live.public()
         try:
@@ -344,6 +415,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raise bad(409, "it is not your turn")
             view = live.state.view(seat)
             legal = live.state.legal_actions(seat)
+        await limiter.hint(acc.id, budget)
         from updown.bots.coach import analyse, is_mistake
 
         hints = await asyncio.to_thread(analyse, live.game, view, legal, budget=budget, seed=len(live.steps))
@@ -385,6 +457,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # -- the table's WebSocket ------------------------------------------------------------------
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
+        if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host")):
+            # A page of another site (or another port of this host) must not use a player's cookie.
+            await websocket.close(code=4403, reason="cross-origin socket refused")
+            return
         token = websocket.cookies.get(COOKIE)
         acc = await asyncio.to_thread(store.session_account, token) if token else None
         live = await hub.live(table_id)
@@ -395,15 +471,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         watch = websocket.query_params.get("watch") in ("1", "true")
         key = SPECTATOR
         if acc is not None and not watch:
-            key = next((i for i, s in enumerate(live.seats) if s.account_id == acc.id and s.kind == "person"),
-                       SPECTATOR)
+            # Only a seat this account holds now, and has not left: leaving is final for the game.
+            key = next((i for i, s in enumerate(live.seats) if s.held_by(acc.id)), SPECTATOR)
         lang = normalize(websocket.query_params.get("lang"))
         since_text = websocket.query_params.get("since")
         since = int(since_text) if since_text and since_text.isascii() and since_text.isdigit() and \
             len(since_text) < 10 else None
         await websocket.accept()
-        conn = Connection(websocket, key, lang)
-        hub.connected(live, key, +1)
+        conn = Connection(websocket, key, lang, account_id=acc.id if acc else None,
+                          session=token_hash(token) if token and acc else None)
+        await hub.connected(live, key, +1)
         try:
             await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
                                   "you": acc.name if acc else None, "max_frame": MAX_FRAME})
@@ -433,13 +510,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             pass  # the client went away mid-send
         finally:
             live.conns.discard(conn)
-            hub.connected(live, key, -1)
             try:
+                await hub.connected(live, key, -1)
                 await hub.changed(live)
             except Exception:
                 pass
 
     async def handle(live: Live, conn: Connection, text: str) -> None:
+        if not await limiter.socket_message(conn, text):
+            return
         if len(text) > MAX_FRAME:
             await conn.error(None, "too-large", f"a message may have {MAX_FRAME} characters, this one has {len(text)}")
             return
@@ -469,23 +548,42 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 conn.last_n = frame["n"]
                 await conn.websocket.send_text(json.dumps(frame))
         elif kind == "back":
-            if conn.key != SPECTATOR:
+            if conn.key != SPECTATOR and await seated(live, conn, cid):
                 await hub.set_away(live, conn.key, False)
         elif kind == "leave":
             if conn.key == SPECTATOR:
                 await conn.error(cid, "spectator", "spectators have no seat to leave")
                 return
+            if not await seated(live, conn, cid):
+                return
             try:
-                await hub.leave(live, conn.key)
+                await hub.leave(live, conn.key, by=conn)
             except ActionError as err:
                 await conn.error(cid, err.code, err.message)
+                hub.close_unseated(conn, "you left this game")
                 return
             await conn.send_json({"type": "ack", "id": cid, "left": True})
+            hub.close_unseated(conn, "you left this game; reconnect to watch")
         elif kind == "act":
             await act(live, conn, msg, cid)
         else:
             await conn.error(cid, "malformed", f"unknown message type {kind[:30]!r} "
                                                "(act, leave, back, resync, ping)")
+
+    async def seated(live: Live, conn: Connection, cid: str | None) -> bool:
+        """Whether the socket's account still holds its seat, checked now: the session is still
+        valid and the seat is still this account's (not freed, left or taken by another). If not,
+        the message is refused and the socket closed; it may reconnect to watch."""
+        if hub.multi:
+            await hub.refresh(live)  # another process may have changed the seat
+        acc = await asyncio.to_thread(store.session_account, conn.token) if conn.token else None
+        if acc is not None and acc.id == conn.account_id and live.seats[conn.key].held_by(acc.id):
+            return True
+        await conn.error(cid, "not-your-seat", "this seat is no longer yours (you left, were signed out, or it "
+                                               "was freed); reconnect to watch")
+        live.conns.discard(conn)
+        hub.close_unseated(conn, "signed out" if acc is None else "your seat is no longer yours")
+        return False
 
     async def act(live: Live, conn: Connection, msg: dict[str, Any], cid: str | None) -> None:
         if cid is None:
@@ -497,6 +595,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return
         if "seat" in msg and msg["seat"] != conn.key:
             await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
+            return
+        if not await seated(live, conn, cid):
             return
         raw = msg.get("action")
         try:
@@ -540,10 +640,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 class Connection:
     """One client's WebSocket: its seat (or SPECTATOR) and the last frame number it was sent."""
 
-    def __init__(self, websocket: WebSocket, key: int, lang: str = "en"):
+    def __init__(self, websocket: WebSocket, key: int, lang: str = "en", *, account_id: int | None = None,
+                 session: str | None = None):
         self.websocket = websocket
         self.key = key
         self.lang = lang
+        self.account_id = account_id
+        self.session = session
+        """The hash of the session token the socket was opened with (sign-out closes the socket)."""
+        self.token = websocket.cookies.get(COOKIE) if session else None
+        self.closing = False
         self.last_n = -1
         self.last_table = ""
         self.send_lock = asyncio.Lock()
@@ -557,3 +663,11 @@ class Connection:
 
     async def error(self, cid: str | None, code: str, message: str) -> None:
         await self.send_json({"type": "error", "id": cid, "code": code, "message": message})
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close the socket (under the send lock, so no frame is cut in half)."""
+        try:
+            async with self.send_lock:
+                await self.websocket.close(code=code, reason=reason[:120])
+        except Exception:
+            pass  # already gone

@@ -14,12 +14,16 @@ from typing import Any
 
 from updown.core.protocol import State
 from updown.server.live import SPECTATOR, ActionError, Live
-from updown.server.store import HOUSE, Finish, Store
+from updown.server.store import HOUSE, Finish, Posting, Store, Unbalanced
 
 log = logging.getLogger("updown.server")
 
 LEASE = 10.0
 """Seconds a process's claim to drive a table lasts without renewal (multi-process mode)."""
+HEARTBEAT = 5.0
+"""Seconds between the stored signs of life of the seats that have a connection open here."""
+UNSEATED = 4001
+"""The close code of a socket whose seat is no longer its account's (freed, left, taken, signed out)."""
 
 
 class Bus:
@@ -29,6 +33,10 @@ class Bus:
         return None
 
     async def publish(self, table_id: str) -> None:
+        return None
+
+    async def session_ended(self, token_hash: str) -> None:
+        """Tell the other processes that a session ended (they close its sockets)."""
         return None
 
     async def close(self) -> None:
@@ -61,13 +69,20 @@ class RedisBus(Bus):
                     data = json.loads(message["data"])
                 except (ValueError, TypeError):
                     continue
-                if data.get("origin") != self.origin and isinstance(data.get("table"), str):
+                if data.get("origin") == self.origin:
+                    continue
+                if isinstance(data.get("table"), str):
                     await hub.changed_elsewhere(data["table"])
+                elif isinstance(data.get("session"), str):
+                    hub.close_session(data["session"])
 
         self.task = asyncio.get_running_loop().create_task(listen())
 
     async def publish(self, table_id: str) -> None:
         await self.redis.publish(self.CHANNEL, json.dumps({"origin": self.origin, "table": table_id}))
+
+    async def session_ended(self, token_hash: str) -> None:
+        await self.redis.publish(self.CHANNEL, json.dumps({"origin": self.origin, "session": token_hash}))
 
     async def close(self) -> None:
         if self.task:
@@ -85,9 +100,11 @@ class Hub:
         self.lives: dict[str, Live] = {}
         self.loading: dict[str, asyncio.Lock] = {}
         self.tasks: list[asyncio.Task[None]] = []
+        self.started_at = time.time()
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
+        self.started_at = time.time()
         await self.bus.start(self)
         if not self.multi:
             # One process: every running table is ours, including those a crashed run left.
@@ -105,8 +122,6 @@ class Hub:
         for live in self.lives.values():
             if live.driver:
                 live.driver.cancel()
-            for t in live.grace_tasks.values():
-                t.cancel()
         await self.bus.close()
 
     async def _own(self, table_id: str) -> None:
@@ -114,6 +129,7 @@ class Hub:
         if live is not None and not live.owned:
             live.owned = True
             now = time.time()
+            live.owned_since = now
             live.turn_since = {s: now for s in live.turn_since}  # a new owner gives a full move time
             live.kick()
 
@@ -131,20 +147,79 @@ class Hub:
             await asyncio.sleep(LEASE / 3)
 
     async def _clock_loop(self) -> None:
-        """Move timers: a person whose time ran out is marked away, and a bot plays for them."""
+        """Move timers, absence and signs of life, from stored state (see :meth:`absent_since`).
+
+        A person whose move time ran out is marked away, and a bot plays for them until they are
+        back. A person absent (no connection anywhere, or away) for longer than the table's grace
+        has left the game, exactly as if they had pressed Leave."""
+        beat = 0.0
         while True:
             await asyncio.sleep(0.25)
             try:
                 now = time.time()
+                if now - beat >= HEARTBEAT:
+                    beat = now
+                    await self._heartbeat()
                 for live in list(self.lives.values()):
-                    if not live.owned or live.timer is None or live.status != "running":
+                    if not live.owned or live.status != "running":
                         continue
-                    for seat, since in list(live.turn_since.items()):
-                        info = live.seats[seat]
-                        if info.kind == "person" and not info.away and not info.left and now - since >= live.timer:
-                            await self.set_away(live, seat, True)
+                    if live.timer is not None:
+                        for seat, since in list(live.turn_since.items()):
+                            info = live.seats[seat]
+                            if info.kind == "person" and not info.away and not info.left and \
+                                    now - since >= live.timer:
+                                await self.set_away(live, seat, True)
+                    for seat in range(live.players):
+                        absent = self.absent_since(live, seat, now)
+                        if absent is not None and now - absent >= live.grace:
+                            await self.abandon(live, seat)
+                    await self._abort_if_deserted(live)
             except Exception:
                 log.exception("clock loop")
+
+    def present(self, live: Live, seat: int, now: float) -> bool:
+        """Whether the seat's person has a connection open, here or (several processes) elsewhere."""
+        info = live.seats[seat]
+        if info.connections > 0:
+            return True
+        return self.multi and info.seen_at is not None and now - info.seen_at < 3 * HEARTBEAT
+
+    def absent_since(self, live: Live, seat: int, now: float) -> float | None:
+        """Since when a seated person has been absent (no connection, or played by a stand-in while
+        away), or None if present. Decided from stored timestamps: a join that never connected
+        counts from the start, a restart from when this process took the table (no absence is
+        counted while no server ran)."""
+        info = live.seats[seat]
+        if info.kind != "person" or info.left:
+            return None
+        if not self.present(live, seat, now):
+            return max(info.seen_at or 0.0, live.owned_since)
+        if info.away:
+            return max(info.away_since or now, live.owned_since)
+        return None
+
+    async def _heartbeat(self) -> None:
+        for live in list(self.lives.values()):
+            if live.status not in ("open", "running"):
+                continue
+            here = [i for i, info in enumerate(live.seats) if info.kind == "person" and info.connections > 0]
+            if here:
+                now = time.time()
+                await asyncio.to_thread(self.store.seen, live.id, here, now)
+                for i in here:
+                    live.seats[i].seen_at = now
+
+    async def _abort_if_deserted(self, live: Live) -> None:
+        """A table whose people all left before any of them made a move ends without a result."""
+        people = [s for s in live.seats if s.kind == "person"]
+        if not people or not all(s.left for s in people):
+            return
+        if any(r.by == "player" for r in live.steps):
+            return  # people played: the stand-ins finish it, and it is settled as usual
+        if await asyncio.to_thread(self.store.abort_table, live.id, "every person left before playing"):
+            log.info("table %s: aborted, every person left before playing", live.id)
+        await self.refresh(live)
+        await self.changed(live)
 
     # -- tables ---------------------------------------------------------------------------------
     async def live(self, table_id: str) -> Live | None:
@@ -161,6 +236,8 @@ class Hub:
             row, seats = found
             live = Live(row, seats, self.store, bot_delay=self.bot_delay, notify=self.after_step)
             live.settler = self.settle
+            live.charger = self.charge
+            live.unseated = self.close_unseated
             live.shared = self.multi
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
             live.absorb(rows)
@@ -178,11 +255,38 @@ class Hub:
         live.result = json.loads(row.result) if row.result else live.result
         for info, seat in zip(live.seats, seats):
             info.kind, info.account_id, info.bot, info.name = seat.kind, seat.account_id, seat.bot, seat.name
-            info.left, info.away = seat.left, seat.away
+            info.left, info.away, info.away_since = seat.left, seat.away, seat.away_since
+            info.seen_at = max(info.seen_at or 0.0, seat.seen_at or 0.0) or None
+        self.enforce(live)
         if was == "open" and live.status == "running" and not self.multi:
             live.owned = True
+            live.owned_since = time.time()
         if live.status == "running":
             live.turn_since = {s: live.turn_since.get(s, time.time()) for s in live.turn_since}
+
+    # -- who may use a seat ---------------------------------------------------------------------
+    def enforce(self, live: Live, keep: Any = None) -> None:
+        """Close every socket of this table whose seat is no longer its account's. ``keep`` is only
+        taken off the table's sockets (it gets no more frames): its caller answers it, then closes it."""
+        for conn in list(live.conns):
+            if conn.key != SPECTATOR and not live.seats[conn.key].held_by(conn.account_id):
+                live.conns.discard(conn)
+                if conn is not keep:
+                    self.close_unseated(conn)
+
+    def close_unseated(self, conn: Any, reason: str = "your seat is no longer yours; reconnect to watch") -> None:
+        if getattr(conn, "closing", False):
+            return
+        conn.closing = True
+        asyncio.get_running_loop().create_task(conn.close(UNSEATED, reason))
+
+    def close_session(self, token_hash: str) -> None:
+        """A session ended (sign-out, here or in another process): its sockets are closed."""
+        for live in list(self.lives.values()):
+            for conn in list(live.conns):
+                if conn.session == token_hash:
+                    live.conns.discard(conn)
+                    self.close_unseated(conn, "signed out")
 
     async def after_step(self, live: Live) -> None:
         await live.broadcast()
@@ -219,15 +323,16 @@ class Hub:
 
     async def set_away(self, live: Live, seat: int, away: bool) -> None:
         info = live.seats[seat]
-        if info.away == away:
+        if info.away == away or info.left:
             return
         info.away = away
-        await asyncio.to_thread(self.store.set_seat, live.id, seat, away=away)
+        info.away_since = time.time() if away else None
+        await asyncio.to_thread(self.store.set_seat, live.id, seat, away=away, away_since=info.away_since)
         if not away and seat in live.turn_since:
             live.turn_since[seat] = time.time()  # back at the table: a full move time again
         await self.changed(live)
 
-    async def leave(self, live: Live, seat: int) -> None:
+    async def leave(self, live: Live, seat: int, by: Any = None) -> None:
         """Leave a running game for good: a bot takes the seat; a game's paid leave is applied once."""
         async with live.lock:
             await live.catch_up()
@@ -237,8 +342,13 @@ class Hub:
         # The database decides who left first: two tabs, or a leave racing a timeout, leave once.
         if not await asyncio.to_thread(self.store.mark_left, live.id, seat):
             info.left = True
+            self.enforce(live, keep=by)
             raise ActionError("already-left", "you have already left this game")
         info.left = True
+        info.away = False
+        # Leaving is final: the seat's sockets are closed (they may come back to watch). The socket
+        # that asked (``by``) is answered first, by the caller.
+        self.enforce(live, keep=by)
         leave = live.state.leave_action(seat)
         if leave is not None:
             live.leave_tried.add(seat)
@@ -248,29 +358,46 @@ class Hub:
                 live.leave_tried.discard(seat)  # applied at the seat's next decision instead
         await self.changed(live)
 
-    def connected(self, live: Live, key: int, delta: int) -> None:
+    async def abandon(self, live: Live, seat: int) -> None:
+        """A person absent past the grace has left: the same as Leave (charge, rating, final)."""
+        log.info("table %s: seat %d absent past the grace of %.0f s: left", live.id, seat, live.grace)
+        try:
+            await self.leave(live, seat)
+        except ActionError:
+            pass
+
+    async def connected(self, live: Live, key: int, delta: int) -> None:
+        """A socket for seat ``key`` opened (+1) or closed (-1): stored as a sign of life."""
         if key == SPECTATOR:
             return
         info = live.seats[key]
         info.connections += delta
-        task = live.grace_tasks.pop(key, None)
-        if task:
-            task.cancel()
-        if info.connections == 0 and info.kind == "person" and live.status == "running":
-            live.grace_tasks[key] = asyncio.get_running_loop().create_task(self._grace(live, key))
-
-    async def _grace(self, live: Live, seat: int) -> None:
-        await asyncio.sleep(live.grace)
-        if live.seats[seat].connections == 0:
-            await self.set_away(live, seat, True)
+        if info.kind == "person":
+            info.seen_at = time.time()
+            await asyncio.to_thread(self.store.seen, live.id, [key], info.seen_at)
 
     # -- the end of a game ----------------------------------------------------------------------
+    def charge(self, live: Live, seat: int, cost: int) -> Posting | None:
+        """The posting of a paid leave on a rated table: the seat's account pays the house now
+        (runs in a worker thread, committed with the leave's step)."""
+        account = live.seats[seat].account_id if live.seats[seat].kind == "person" else None
+        if not live.rated or account is None:
+            return None
+        house = self.store.account_id_for(HOUSE, "house")
+        return Posting(f"table:{live.id}:leave:{seat}", {account: -cost, house: cost})
+
     def settle(self, live: Live, state: State, finish: Finish) -> Finish:
-        """Ledger postings and rating updates for a rated game (runs in a worker thread)."""
+        """Ledger postings and rating updates for a rated game (runs in a worker thread).
+
+        Only tables with people are rated. A seat that left (on purpose, or absent past the grace)
+        is placed after every seat that stayed, whatever its stand-in did, so walking away never
+        pays better than Leave; a leave's charge, posted when it happened, is not posted again.
+        A settlement that does not sum to zero is refused: :class:`Unbalanced`, nothing stored."""
         result = state.result()
         seats_accounts = [self._account_of(live, s) for s in range(live.players)]
         extra: dict[str, Any] = {}
-        if live.rated and all(a is not None for a in seats_accounts):
+        people = [s for s in range(live.players) if live.seats[s].kind == "person"]
+        if live.rated and people and all(a is not None for a in seats_accounts):
             accounts = [a for a in seats_accounts if a is not None]
             riscos = result.details.get("riscos")
             house = result.details.get("house", 0)
@@ -281,12 +408,17 @@ class Hub:
                 if house:
                     house_id = self.store.account_id_for(HOUSE, "house")
                     postings[house_id] = postings.get(house_id, 0) + int(house)
-                if sum(postings.values()) == 0:
-                    finish.postings = {a: v for a, v in postings.items() if v}
-                    extra["riscos"] = [int(x) for x in riscos]
-                else:
+                for account, amount in self.store.posted(live.id, f"table:{live.id}:leave:").items():
+                    postings[account] = postings.get(account, 0) - amount
+                if sum(postings.values()) != 0:
                     log.error("table %s: settlement does not sum to zero: %s", live.id, postings)
-            finish.ratings, extra["ratings"] = self._ratings(live, accounts, result.placings)
+                    raise Unbalanced(f"table {live.id}: the settlement sums to {sum(postings.values())}, not 0")
+                finish.postings = {a: v for a, v in postings.items() if v}
+                extra["riscos"] = [int(x) for x in riscos]
+            left = [live.seats[s].left for s in range(live.players)]
+            placings = placed_after_leavers(result.placings, left)
+            stayed = any(not left[s] for s in people)
+            finish.ratings, extra["ratings"] = self._ratings(live, accounts, placings, left, stayed)
         finish.result = {**finish.result, "server": extra}
         return finish
 
@@ -298,8 +430,12 @@ class Hub:
             return self.store.account_id_for(f"bot:{info.bot}", "bot")
         return None
 
-    def _ratings(self, live: Live, accounts: list[int], placings: tuple[int, ...]
-                 ) -> tuple[dict[int, tuple[float, float]], list[dict[str, float]]]:
+    def _ratings(self, live: Live, accounts: list[int], placings: tuple[int, ...], left: list[bool],
+                 people_stayed: bool) -> tuple[dict[int, tuple[float, float]], list[dict[str, float]]]:
+        """New (mu, sigma) per account and each seat's own {before, after} ordinal.
+
+        Teams are rated as teams. Who is not rated: bots, unless a person played to the end; and a
+        person whose partner left (they lose with the team, but their rating is kept as it was)."""
         from openskill.models import PlackettLuce
 
         model = PlackettLuce()
@@ -309,17 +445,36 @@ class Hub:
                     for team in teams]
         ranks = [float(min(placings[s] for s in team)) for team in teams]
         rated = model.rate(entities, ranks=ranks)
-        new: dict[int, list[tuple[float, float]]] = {}
-        per_seat: list[dict[str, float]] = [{} for _ in range(live.players)]
+        seat_new: dict[int, tuple[float, float]] = {}
         for team, ratings in zip(teams, rated):
+            partner_left = any(left[s] for s in team)
             for s, r in zip(team, ratings):
-                new.setdefault(accounts[s], []).append((r.mu, r.sigma))
+                kind = live.seats[s].kind
+                if kind == "bot" and not people_stayed:
+                    continue
+                if kind == "person" and partner_left and not left[s]:
+                    continue
+                seat_new[s] = (r.mu, r.sigma)
+        new: dict[int, list[tuple[float, float]]] = {}
+        for s, value in seat_new.items():
+            new.setdefault(accounts[s], []).append(value)
         out = {a: (sum(m for m, _ in v) / len(v), sum(sg for _, sg in v) / len(v)) for a, v in new.items()}
+        per_seat: list[dict[str, float]] = []
         for s in range(live.players):
             mu0, sg0 = current.get(accounts[s], (model.mu, model.sigma))
-            mu1, sg1 = out[accounts[s]]
-            per_seat[s] = {"before": round(mu0 - 3 * sg0, 3), "after": round(mu1 - 3 * sg1, 3)}
+            mu1, sg1 = seat_new.get(s, (mu0, sg0))
+            per_seat.append({"before": round(mu0 - 3 * sg0, 3), "after": round(mu1 - 3 * sg1, 3)})
         return out, per_seat
+
+
+def placed_after_leavers(placings: tuple[int, ...], left: list[bool]) -> tuple[int, ...]:
+    """Placings (1 best, as :class:`Result` gives them) with every seat that left after every seat
+    that stayed; the order among stayers and among leavers, ties included, is kept."""
+    order = sorted(set((left[s], placings[s]) for s in range(len(placings))))
+    rank = {key: i for i, key in enumerate(order)}
+    dense = [rank[(left[s], placings[s])] for s in range(len(placings))]
+    # Back to competition ranking (1224 style) as the engines give: 1 + the number of seats ahead.
+    return tuple(1 + sum(1 for t in dense if t < d) for d in dense)
 
 
 def new_table_id() -> str:

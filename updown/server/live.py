@@ -28,7 +28,7 @@ from updown.core.registry import get_game
 from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
 from updown.server.models import Seat, Table
-from updown.server.store import Conflict, Finish, Store, StepRow
+from updown.server.store import Conflict, Finish, Posting, Store, StepRow, Unbalanced
 
 log = logging.getLogger("updown.server")
 
@@ -63,10 +63,17 @@ class SeatInfo:
     left: bool = False
     away: bool = False
     connections: int = 0
+    seen_at: float | None = None
+    away_since: float | None = None
 
     @classmethod
     def of(cls, row: Seat) -> SeatInfo:
-        return cls(row.kind, row.account_id, row.bot, row.name, row.left, row.away)
+        return cls(row.kind, row.account_id, row.bot, row.name, row.left, row.away,
+                   seen_at=row.seen_at, away_since=row.away_since)
+
+    def held_by(self, account_id: int | None) -> bool:
+        """True while ``account_id`` is this seat's person and has not left it."""
+        return account_id is not None and self.kind == "person" and self.account_id == account_id and not self.left
 
 
 @dataclass
@@ -105,12 +112,15 @@ class Live:
         self.turn_since: dict[int, float] = {}
         self.driver: asyncio.Task[None] | None = None
         self.owned = False
-        self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         self.leave_tried: set[int] = set()
         self._views: dict[int, tuple[int, dict[str, Any], list[Any]]] = {}
         """Each seat's view (without its log) and log at the step it was last built."""
         self.shared = False
         """True when other server processes may store steps of this table too (Redis mode)."""
+        self.unseated: Callable[[Any], None] = lambda conn: None
+        """Called with a socket whose seat is no longer its account's (the hub closes it)."""
+        self.owned_since = 0.0
+        """When this process began to drive the table: no absence is counted from before it."""
         for k in self.frames:
             self._frame_check(k)
 
@@ -228,6 +238,7 @@ class Live:
             "id": self.id, "game": self.game.id, "game_name": self.game.name, "players": self.players,
             "options": self.options.to_dict(), "timer": self.timer, "grace": self.grace, "rated": self.rated,
             "private": self.private, "status": self.status, "result": self.result,
+            "leave_cost": self.state.leave_cost(0) if not self.state.is_terminal() else 0,
             "seats": [{"seat": i, "kind": s.kind, "name": s.name, "bot": s.bot if s.kind == "bot" else None,
                        "connected": s.connections > 0, "away": s.away, "left": s.left,
                        "played_by_bot": s.kind == "bot" or s.left or s.away}
@@ -262,6 +273,12 @@ class Live:
         table = json.dumps({"type": "table", "table": self.public()})
         for conn in list(self.conns):
             key = conn.key
+            if key != SPECTATOR and not self.seats[key].held_by(conn.account_id):
+                # The seat changed hands (freed, left, taken by another): never one more private
+                # frame to this socket. The hub closes it; drop it here in any case.
+                self.conns.discard(conn)
+                self.unseated(conn)
+                continue
             try:
                 async with conn.send_lock:
                     n = self.frame_no(key)
@@ -310,17 +327,30 @@ class Live:
                 self._check(seat, action)
                 row = StepRow(len(self.steps) + 1, seat, None, self.game.action_to_str(action), client_id, by,
                               time.time())
+                cost = self.state.leave_cost(seat) if by == "leave" else 0
                 trial = self.state.clone()
                 trial.apply(action, seat)
-                finish = await self.settle(trial)
+                finish: Finish | Posting | None = await self.settle(trial)
+                if finish is None and cost and self.charger is not None:
+                    # A paid leave is charged as it happens, with its step; the settlement at the
+                    # end takes off what was charged already.
+                    finish = await asyncio.to_thread(self.charger, self, seat, cost)
                 try:
                     await self.store.commit_async(self.id, [row], finish)
                 except Conflict:
                     await self.catch_up()
                     continue
+                except Unbalanced as err:
+                    log.error("%s", err)
+                    raise ActionError("unbalanced", "the ledger entries of this step do not balance; "
+                                                    "nothing was stored (a server fault, logged)") from None
+                except Exception as err:  # the database failed: nothing is acknowledged or applied
+                    log.error("table %s: step %d not stored: %s", self.id, row.n, str(err).splitlines()[0][:200])
+                    raise ActionError("not-stored", "the action could not be stored; send it again "
+                                                    "(with the same id)") from None
                 self.state = trial
                 self._stepped(row)
-                if finish is not None:
+                if isinstance(finish, Finish):
                     self.status, self.result = "finished", finish.result
                 return row.n
             raise ActionError("busy", "the table is busy; send the action again")
@@ -345,6 +375,8 @@ class Live:
         return await asyncio.to_thread(self.settler, self, state, finish)
 
     settler: Callable[[Live, State, Finish], Finish] | None = None
+    charger: Callable[[Live, int, int], Posting | None] | None = None
+    """Builds the ledger posting of a seat's paid leave (the hub's; runs in a worker thread)."""
 
     async def chance_steps(self) -> None:
         """Draw and store every chance outcome due now, in one transaction."""
@@ -412,7 +444,9 @@ class Live:
                 try:
                     await self.submit(seat, action, None, by)
                     await self.notify(self)
-                except ActionError:
+                except ActionError as err:
+                    if err.code == "unbalanced":
+                        return  # refused loudly (logged); playing on would hit it again
                     continue  # the position moved on meanwhile (another seat acted); think again
         except asyncio.CancelledError:
             raise

@@ -6,7 +6,7 @@ table is rebuilt by replaying them; nothing else about a running game is stored.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -44,7 +44,7 @@ class Table(Base):
     grace: Mapped[float] = mapped_column(Float)
     rated: Mapped[bool] = mapped_column(Boolean)
     private: Mapped[bool] = mapped_column(Boolean)
-    status: Mapped[str] = mapped_column(String(16))  # open, running, finished
+    status: Mapped[str] = mapped_column(String(16))  # open, running, finished, aborted
     created_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
     finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
@@ -54,7 +54,14 @@ class Table(Base):
 
 
 class Seat(Base):
+    """One seat of a table. An account holds at most one seat per table (a unique index, so two
+    racing joins cannot both win). ``seen_at`` is when a connection of the seat's holder was last
+    known to be open (or the seat was taken, or the game started): the grace countdown of an absent
+    person runs from it, whichever process holds the table, and across restarts. ``away_since`` is
+    when a stand-in began to play the seat for a person who is still seated."""
+
     __tablename__ = "seats"
+    __table_args__ = (Index("uq_seats_table_account", "table_id", "account_id", unique=True),)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))  # open, person, bot
@@ -63,6 +70,8 @@ class Seat(Base):
     name: Mapped[str] = mapped_column(String(64))
     left: Mapped[bool] = mapped_column(Boolean, default=False)
     away: Mapped[bool] = mapped_column(Boolean, default=False)
+    seen_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    away_since: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Step(Base):

@@ -48,6 +48,19 @@ class Finish:
     txn: str
 
 
+@dataclass
+class Posting:
+    """Ledger entries written with a step that is not the last (a leave's charge): one transaction
+    id, amounts per account that sum to zero."""
+
+    txn: str
+    postings: dict[int, int]
+
+
+class Unbalanced(Exception):
+    """A settlement or posting whose amounts do not sum to zero: refused, nothing is written."""
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -55,7 +68,7 @@ def token_hash(token: str) -> str:
 class Store:
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._pending: list[tuple[str, Sequence[StepRow], Finish | None, asyncio.Future[Exception | None]]] = []
+        self._pending: list[tuple[str, Sequence[StepRow], Finish | Posting | None, asyncio.Future[Exception | None]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._group = engine.dialect.name == "sqlite"
         """SQLite has one writer at a time: one thread writes, grouping steps into transactions."""
@@ -160,6 +173,14 @@ class Store:
             by_table.setdefault(seat.table_id, []).append(seat)
         return [(t, by_table.get(t.id, [])) for t in rows]
 
+    def bot_tables(self, account_id: int) -> int:
+        """Tables this account created that are open or running and have no seat for a person."""
+        with DbSession(self.engine) as s:
+            people = select(Seat.table_id).where(Seat.kind.in_(("person", "open"))).scalar_subquery()
+            return int(s.scalar(select(func.count()).select_from(Table).where(
+                Table.created_by == account_id, Table.status.in_(("open", "running")),
+                Table.id.not_in(people))) or 0)
+
     def running_table_ids(self) -> list[str]:
         with DbSession(self.engine) as s:
             return list(s.scalars(select(Table.id).where(Table.status == "running")).all())
@@ -177,12 +198,21 @@ class Store:
             by_table.setdefault(seat.table_id, []).append(seat)
         return [(t, by_table.get(t.id, [])) for t in rows]
 
-    def take_seat(self, table_id: str, seat: int, account_id: int, name: str) -> bool:
-        """Sit ``account_id`` at an open seat of an open table; False if it was taken meanwhile."""
-        with DbSession(self.engine) as s, s.begin():
-            res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat, Seat.kind == "open")
-                            .values(kind="person", account_id=account_id, name=name))
-            return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+    def take_seat(self, table_id: str, seat: int, account_id: int, name: str) -> str | None:
+        """Sit ``account_id`` at an open seat of an open table. None if done, else why not:
+        ``"taken"`` (someone took the seat meanwhile) or ``"seated"`` (this account already holds
+        a seat here: the unique index decides, so racing joins of one account win once)."""
+        try:
+            with DbSession(self.engine) as s, s.begin():
+                t = s.get(Table, table_id)
+                if t is None or t.status != "open":
+                    return "taken"
+                res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat,
+                                                   Seat.kind == "open")
+                                .values(kind="person", account_id=account_id, name=name, seen_at=time.time()))
+                return None if res.rowcount == 1 else "taken"  # type: ignore[attr-defined]
+        except IntegrityError:
+            return "seated"
 
     def free_seat(self, table_id: str, seat: int, account_id: int) -> bool:
         with DbSession(self.engine) as s, s.begin():
@@ -203,7 +233,36 @@ class Store:
                 return False
             res = s.execute(update(Table).where(Table.id == table_id, Table.status == "open")
                             .values(status="running"))
+            if res.rowcount != 1:  # type: ignore[attr-defined]
+                return False
+            # Every person's grace countdown starts at the start, whether or not they ever connect.
+            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.kind == "person")
+                      .values(seen_at=time.time()))
+            return True
+
+    def seen(self, table_id: str, seats: Sequence[int], at: float | None = None) -> None:
+        """Record that the holders of ``seats`` have a connection open now (or at ``at``)."""
+        if not seats:
+            return
+        with DbSession(self.engine) as s, s.begin():
+            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat.in_(list(seats)))
+                      .values(seen_at=at if at is not None else time.time()))
+
+    def abort_table(self, table_id: str, reason: str) -> bool:
+        """End a running table without a result (nobody played it); True if this call ended it."""
+        with DbSession(self.engine) as s, s.begin():
+            res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
+                            .values(status="aborted", finished_at=time.time(),
+                                    result=json.dumps({"aborted": reason})))
             return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
+
+    def posted(self, table_id: str, txn_prefix: str) -> dict[int, int]:
+        """Per account, the sum of this table's ledger entries whose transaction id starts so."""
+        with DbSession(self.engine) as s:
+            rows = s.execute(select(Entry.account_id, func.sum(Entry.amount))
+                             .where(Entry.table_id == table_id, Entry.txn.startswith(txn_prefix, autoescape=True))
+                             .group_by(Entry.account_id)).all()
+            return {int(a): int(v) for a, v in rows}
 
     def set_seat(self, table_id: str, seat: int, **values: Any) -> None:
         with DbSession(self.engine) as s, s.begin():
@@ -213,7 +272,7 @@ class Store:
         """Mark a seat as left for good; True only for the one call that changed it (races lose)."""
         with DbSession(self.engine) as s, s.begin():
             res = s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == seat,
-                                               Seat.left.is_(False)).values(left=True))
+                                               Seat.left.is_(False)).values(left=True, away=False))
             return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
 
     def claim(self, table_id: str, owner: str, seconds: float, force: bool = False) -> bool:
@@ -238,16 +297,18 @@ class Store:
             rows = s.scalars(select(Step).where(Step.table_id == table_id, Step.n > after).order_by(Step.n)).all()
             return [StepRow(r.n, r.seat, r.label, r.notation, r.client_id, r.by, r.at) for r in rows]
 
-    def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
+    def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
         """Store steps (and, with the last step, the result, ledger and ratings) atomically.
 
-        Raises :class:`Conflict` if a step number or a client id is taken: nothing is written.
+        Raises :class:`Conflict` if a step number or a client id is taken, :class:`Unbalanced` if
+        the ledger entries do not sum to zero: either way nothing is written. ``finish`` is the
+        result of a game's last step, or a :class:`Posting` that goes with an earlier step.
         """
         error = self._commit_batch([(table_id, rows, finish)])[0]
         if error is not None:
             raise error
 
-    async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
+    async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
         """:meth:`commit` from the event loop. On SQLite, grouped: steps of many tables that arrive
         together are written in one database transaction by one writer thread (one sync to disk for
         all of them), each in a savepoint of its own so that one table's conflict does not touch the
@@ -278,7 +339,8 @@ class Store:
                 if not future.done():
                     future.set_result(error)
 
-    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | None]]) -> list[Exception | None]:
+    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None]]
+                      ) -> list[Exception | None]:
         results: list[Exception | None] = []
         with DbSession(self.engine) as s, s.begin():
             for table_id, rows, finish in batch:
@@ -288,17 +350,27 @@ class Store:
                     results.append(None)
                 except IntegrityError:
                     results.append(Conflict("a step with this number or client id is already stored"))
-                except Conflict as err:
+                except (Conflict, Unbalanced) as err:
                     results.append(err)
         return results
 
-    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | None) -> None:
-        s.execute(insert(Step), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
-                                  "notation": r.notation, "client_id": r.client_id, "by": r.by, "at": r.at}
-                                 for r in rows])
+    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
+        if rows:
+            s.execute(insert(Step), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
+                                      "notation": r.notation, "client_id": r.client_id, "by": r.by, "at": r.at}
+                                     for r in rows])
         if finish is None:
             return
         now = time.time()
+        if sum(finish.postings.values()) != 0:
+            raise Unbalanced(f"table {table_id}: the entries of {finish.txn} sum to "
+                             f"{sum(finish.postings.values())}, not 0: nothing is stored")
+        if isinstance(finish, Posting):
+            for account_id, amount in finish.postings.items():
+                if amount:
+                    s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
+            s.flush()
+            return
         res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
                         .values(status="finished", finished_at=now, result=json.dumps(finish.result)))
         if res.rowcount != 1:  # type: ignore[attr-defined]

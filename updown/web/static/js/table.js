@@ -56,6 +56,14 @@ export class TableClient {
     ws.onclose = (ev) => {
       if (ws !== this.ws || this.stopped) return;
       if (ev.code === 4404) { this.connState = 'gone'; this.render(); return; }
+      if (ev.code === 4001) {
+        // The seat is no longer ours (we left, were signed out, or it was freed): what we had not
+        // sent is dropped, and we come back as a spectator.
+        this.pending.clear(); this.savePending();
+        if (!this.message || this.message.kind !== 'info') this.message = {kind: 'info', text: t('This seat is no longer yours; you are watching.')};
+        this.connect(true);
+        return;
+      }
       this.connState = 'reconnecting'; this.render();
       const delay = Math.min(5000, 300 * 2 ** this.retry++);
       setTimeout(() => { if (ws === this.ws) this.connect(); }, delay);
@@ -96,7 +104,7 @@ export class TableClient {
       case 'table': {
         const was = this.table && this.table.status;
         this.table = m.table;
-        if (this.seat === null && !this.watch && this.account && m.table.seats.some((s) => s.kind === 'person' && s.name === this.account.name)) {
+        if (this.seat === null && !this.watch && this.account && m.table.seats.some((s) => s.kind === 'person' && s.name === this.account.name && !s.left)) {
           this.reconnect(true); // we took a seat (in this tab or another): play it
         }
         if (was !== m.table.status && m.table.status === 'finished') this.lastSentN = null;
@@ -249,6 +257,9 @@ export class TableClient {
     return h('div', {class: 'panel waiting'},
       h('h2', {}, t('Waiting for players')),
       h('p', {}, t('The game starts by itself when every seat is taken.')),
+      tb.rated ? h('p', {class: 'rated-note'}, tb.leave_cost
+        ? t('Rated table: leaving, or being away for more than {grace} s, counts as a loss and costs {cost} RISCOS at once.', {grace: Math.round(tb.grace), cost: tb.leave_cost})
+        : t('Rated table: leaving, or being away for more than {grace} s, counts as a loss.', {grace: Math.round(tb.grace)})) : null,
       h('ul', {class: 'seat-list'}, tb.seats.map((s) => h('li', {},
         h('strong', {}, t('Seat {n}', {n: s.seat + 1})), ': ',
         s.kind === 'open' ? h('span', {class: 'muted'}, t('open')) : s.name,
