@@ -1,0 +1,224 @@
+"""Deliberate bugs the tests must catch: each mutant is applied to a fresh copy of the tree, the
+tests named for it run there, and the mutant must make them fail. CI runs this after the suite
+and fails if a mutant survives (its tests still pass), or if a mutant no longer applies (the code it
+changes was rewritten: update the mutant, so that the guard keeps guarding).
+
+    .venv/bin/python tools/mutants.py            # all of them
+    .venv/bin/python tools/mutants.py ack-before-store record-from-seat-0
+    .venv/bin/python tools/mutants.py --list
+
+Before the mutants, the named tests run once on an unchanged copy: they must pass there, or a
+"killed" mutant would prove nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    what: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+S = "tests/test_server.py::"
+F = "tests/test_fair_play.py::"
+G = "tests/test_server_guarantees.py::"
+
+MUTANTS = [
+    # -- the server ----------------------------------------------------------------------------
+    Mutant("ack-before-store", "the ack is sent before the action is stored",
+           "updown/server/app.py",
+           '''        try:
+            await live.submit(conn.key, action, cid, "player")
+        except ActionError as err:
+            await conn.error(cid, err.code, err.message)
+            return
+        await conn.send_json({"type": "ack", "id": cid})''',
+           '''        await conn.send_json({"type": "ack", "id": cid})
+        try:
+            await live.submit(conn.key, action, cid, "player")
+        except ActionError as err:
+            await conn.error(cid, err.code, err.message)
+            return''',
+           (G + "test_no_ack_while_the_store_is_blocked_and_a_resend_is_stored_once",)),
+    Mutant("record-from-seat-0", "the record of a running table is built from seat 0's view, not the spectator's",
+           "updown/server/live.py",
+           '''        view = self.state.view(None)
+        return {"format": "updown-spectator-view",''',
+           '''        view = self.state.view(0)
+        return {"format": "updown-spectator-view",''',
+           (G + "test_http_answers_about_a_running_table_are_the_spectators",)),
+    Mutant("reconnect-still-absent", "a reconnect within the grace does not count: the seat is still absent",
+           "updown/server/hub.py",
+           '''        info.connections += delta''',
+           '''        info.connections += min(delta, 0)''',
+           (F + "test_coming_back_within_the_grace_keeps_the_seat",)),
+    Mutant("no-stand-in-past-grace", "past the grace nothing happens: no leave, no stand-in",
+           "updown/server/hub.py",
+           '''                        if absent is not None and now - absent >= live.grace:''',
+           '''                        if absent is not None and now - absent >= live.grace * 1000:''',
+           (S + "test_disconnect_past_the_grace_period_is_leaving_and_a_bot_plays_on[sqlite]",)),
+    Mutant("act-for-any-seat", "the socket's seat check is removed: a client acts for the seat it names",
+           "updown/server/app.py",
+           '''        if "seat" in msg and msg["seat"] != conn.key:
+            await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
+            return
+        if not await seated(live, conn, cid):
+            return''',
+           '''        if type(msg.get("seat")) is int:
+            conn.key = msg["seat"]''',
+           (F + "test_a_legal_action_for_another_seat_is_refused_and_stores_nothing",)),
+    Mutant("shared-frame-cache", "the broadcast cache key drops the seat: connections share another seat's frame",
+           "updown/server/live.py",
+           '''cache_key = (key, conn.last_n, n, conn.lang)''',
+           '''cache_key = (0, conn.last_n, n, conn.lang)''',
+           (S + "test_whole_game_two_people_two_bots_and_a_spectator[sqlite-updown]",)),
+    Mutant("house-side-dropped", "the house's side of the leave penalty is dropped from the settlement",
+           "updown/server/hub.py",
+           '''                if house:
+                    house_id = self.store.account_id_for(HOUSE, "house")''',
+           '''                if house and False:
+                    house_id = self.store.account_id_for(HOUSE, "house")''',
+           (G + "test_a_leave_is_charged_once_with_the_houses_side_and_the_end_takes_it_off",)),
+    Mutant("unbalanced-skipped", "an unbalanced settlement is logged and skipped instead of refused",
+           "updown/server/store.py",
+           '''        if sum(finish.postings.values()) != 0:
+            raise Unbalanced(''',
+           '''        if sum(finish.postings.values()) != 0 and False:
+            raise Unbalanced(''',
+           (G + "test_an_unbalanced_settlement_is_refused_and_nothing_is_stored",)),
+    Mutant("stale-seat-keeps-frames", "a socket keeps its seat after the seat changes hands (checked at connect only)",
+           "updown/server/live.py",
+           '''        return account_id is not None and self.kind == "person" and self.account_id == account_id and not self.left''',
+           '''        return True''',
+           (F + "test_a_socket_loses_its_seat_when_the_seat_changes_hands_before_the_start",
+            F + "test_after_leave_a_socket_neither_acts_nor_sees_and_coming_back_is_watching")),
+    Mutant("sign-out-keeps-sockets", "signing out leaves the session's sockets open",
+           "updown/server/hub.py",
+           '''                if conn.session == token_hash:''',
+           '''                if conn.session == token_hash and False:''',
+           (F + "test_sign_out_closes_the_sockets_of_that_session",)),
+    Mutant("any-origin", "requests and sockets from another origin are let through",
+           "updown/server/app.py",
+           '''        if origin is None:
+            return True
+        if origin in settings.allowed_origins:''',
+           '''        if origin is not None:
+            return True
+        if origin in settings.allowed_origins:''',
+           (F + "test_requests_and_sockets_from_another_origin_are_refused",)),
+    Mutant("walking-away-pays", "a seat that left keeps its stand-in's place for the rating",
+           "updown/server/hub.py",
+           '''            placings = placed_after_leavers(result.placings, left)''',
+           '''            placings = result.placings''',
+           (F + "test_walking_away_from_a_rated_game_is_a_loss_whatever_the_stand_in_does[updown]",)),
+    # -- the engines ---------------------------------------------------------------------------
+    Mutant("march-scored-1", "a Euchre march scores 1 instead of 2",
+           "updown/games/euchre.py",
+           '''                points[mt] = 4 if self.alone else 2''',
+           '''                points[mt] = 4 if self.alone else 1''',
+           ("tests/test_euchre_rules.py",)),
+    Mutant("pot-not-carried", "UP&DOWN's pot is not carried to the next trick's winner",
+           "updown/games/updown.py",
+           '''            taken = pot + 1''',
+           '''            taken = 1''',
+           ("tests/test_updown_rules.py",)),
+    Mutant("pending-card-shown", "an UP&DOWN seat's view shows the next seat's secret choice",
+           "updown/games/updown.py",
+           '''            mine = self.pending[seat]''',
+           '''            mine = self.pending[(seat + 1) % n]''',
+           ("tests/test_updown_rules.py", "tests/test_worlds.py")),
+]
+
+
+def copy_tree(dest: Path) -> None:
+    """The tracked files (and new ones not ignored) of the work tree, as they are now."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+
+
+def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, float, str]:
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    started = time.time()
+    try:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                               "-W", "ignore::DeprecationWarning", *tests],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
+        code, out = done.returncode, done.stdout + done.stderr
+    except subprocess.TimeoutExpired as err:
+        code, out = -1, f"timed out after {timeout:.0f} s: {str(err.stdout or '')[-500:]}"
+    return code, time.time() - started, out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", help="only these mutants")
+    parser.add_argument("--list", action="store_true", help="list the mutants and their tests")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds one mutant's tests may take")
+    args = parser.parse_args()
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    unknown = set(args.names) - {m.name for m in MUTANTS}
+    if unknown:
+        print(f"no such mutant: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:26} {m.what}\n{'':26} killed by: {', '.join(m.tests)}")
+        return 0
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="updown-mutants-") as tmp:
+        base = Path(tmp) / "base"
+        copy_tree(base)
+        for m in chosen:  # each mutant must still apply, exactly once
+            count = (base / m.path).read_text().count(m.old)
+            if count != 1:
+                print(f"{m.name}: its code is found {count} times in {m.path}, not once: update the mutant")
+                bad += 1
+        if bad:
+            return 1
+        every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
+        code, seconds, out = run_tests(base, every, args.timeout * 2)
+        print(f"unchanged copy: {'passes' if code == 0 else 'FAILS'} ({len(every)} test selections, {seconds:.0f} s)")
+        if code != 0:
+            print(out[-3000:])
+            return 1
+        for m in chosen:
+            tree = Path(tmp) / m.name
+            shutil.copytree(base, tree)
+            target = tree / m.path
+            target.write_text(target.read_text().replace(m.old, m.new))
+            code, seconds, out = run_tests(tree, m.tests, args.timeout)
+            killed = code == 1  # a failing test; a time-out proves nothing deterministic
+            verdict = "killed" if killed else {0: "SURVIVED", -1: "TIMED OUT"}.get(code, f"ERROR (pytest exit {code})")
+            print(f"{m.name:26} {verdict:9} {seconds:5.0f} s  {m.what}")
+            if not killed:
+                bad += 1
+                print(out[-2000:])
+            shutil.rmtree(tree, ignore_errors=True)
+    print(f"{len(chosen) - bad} of {len(chosen)} mutants killed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
