@@ -209,7 +209,9 @@ def _ray(lineup: dict[str, Any], deals: Sequence[int], records: bool, address: s
     if not ray.is_initialized():
         try:
             if address == "local":
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+                # A Ray of our own, even where another program left one running.
+                ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                         logging_level=logging.ERROR)
             else:
                 ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         except Exception as err:  # ray raises ConnectionError, RuntimeError, ValueError...
