@@ -363,3 +363,39 @@ def test_tables_of_bots_alone_are_limited_per_account_at_once(tmp_path: Path) ->
         assert all(t["status"] == "running" for t in first)
     finally:
         srv.stop()
+
+
+# -- several processes -----------------------------------------------------------------------------
+@pytest.mark.skipif(PG is None or os.environ.get("UPDOWN_TEST_REDIS") is None,
+                    reason="several processes need UPDOWN_TEST_POSTGRES and UPDOWN_TEST_REDIS")
+def test_across_processes_presence_and_sign_out_follow_the_stored_state(tmp_path: Path) -> None:
+    """Alice's socket is on the process that does not drive the table: the driver must see her as
+    present (from the stored signs of life), sign-out on the other process must close her socket,
+    and once she is gone the driver counts her absence and she leaves."""
+    from test_server import fresh_pg_db
+
+    db, redis = fresh_pg_db(), os.environ["UPDOWN_TEST_REDIS"]
+    one = Server(db, redis=redis, log=tmp_path / "one.log").start()
+    two = Server(db, redis=redis, log=tmp_path / "two.log").start()
+    try:
+        alice, bob = User(one, "alice"), User(one, "bob")
+        table = make_table(alice, "updown", ["me", "open", "bot:random", "bot:random"], grace=2)
+        bob.post(f"/api/tables/{table['id']}/join")  # started on process one, which drives it
+        ca = Client(two, table["id"], cookie=alice.cookie())
+        cb = Client(two, table["id"], cookie=bob.cookie())
+        assert (ca.seat, cb.seat) == (0, 1)
+        deadline = time.time() + 12  # longer than the grace: present through process two
+        while time.time() < deadline:
+            ca.recv(0.1)
+            cb.recv(0.1)
+        info = alice.get(f"/api/tables/{table['id']}").json()
+        assert not info["seats"][0]["left"] and not info["seats"][1]["left"]
+        # Signing out on process one closes Alice's socket on process two.
+        assert alice.post("/api/logout").status_code == 200
+        assert closed_code(ca, 10) == 4001
+        # Bob's socket closes too; nobody is there for seat 1 any more: past the grace he leaves.
+        cb.close()
+        wait_table(alice, table["id"], lambda t: t["seats"][1]["left"], 40)
+    finally:
+        one.stop()
+        two.stop()
