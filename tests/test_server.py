@@ -240,7 +240,7 @@ def test_timeout_hands_the_seat_to_a_bot_until_the_player_returns(server: Server
         assert time.time() < deadline, "no stand-in played for the away seat"
         ca.recv(0.2)
     ca.send({"type": "back"})
-    ca.until(lambda m: m["type"] == "table" and not m["table"]["seats"][0]["away"], 10)
+    ca.until(lambda m: m["type"] == "table" and not m["table"]["seats"][0]["away"], 30)
 
 
 def test_disconnect_past_the_grace_period_is_leaving_and_a_bot_plays_on(server: Server) -> None:

@@ -43,19 +43,19 @@ G = "tests/test_server_guarantees.py::"
 MUTANTS = [
     # -- the server ----------------------------------------------------------------------------
     Mutant("ack-before-store", "the ack is sent before the action is stored",
-           "updown/server/app.py",
-           '''        try:
-            await live.submit(conn.key, action, cid, "player")
-        except ActionError as err:
-            await conn.error(cid, err.code, err.message)
-            return
-        await conn.send_json({"type": "ack", "id": cid})''',
-           '''        await conn.send_json({"type": "ack", "id": cid})
-        try:
-            await live.submit(conn.key, action, cid, "player")
-        except ActionError as err:
-            await conn.error(cid, err.code, err.message)
-            return''',
+           "updown/server/routes/play.py",
+           '''    try:
+        await live.submit(conn.key, action, cid, "player")
+    except ActionError as err:
+        await conn.error(cid, err.code, err.message)
+        return
+    await conn.send_json({"type": "ack", "id": cid})''',
+           '''    await conn.send_json({"type": "ack", "id": cid})
+    try:
+        await live.submit(conn.key, action, cid, "player")
+    except ActionError as err:
+        await conn.error(cid, err.code, err.message)
+        return''',
            (G + "test_no_ack_while_the_store_is_blocked_and_a_resend_is_stored_once",)),
     Mutant("record-from-seat-0", "the record of a running table is built from seat 0's view, not the spectator's",
            "updown/server/live.py",
@@ -80,14 +80,14 @@ MUTANTS = [
            '''                        if absent is not None and now - absent >= live.grace * 1000:''',
            (S + "test_disconnect_past_the_grace_period_is_leaving_and_a_bot_plays_on[sqlite]",)),
     Mutant("act-for-any-seat", "the socket's seat check is removed: a client acts for the seat it names",
-           "updown/server/app.py",
-           '''        if "seat" in msg and msg["seat"] != conn.key:
-            await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
-            return
-        if not await seated(live, conn, cid):
-            return''',
-           '''        if type(msg.get("seat")) is int:
-            conn.key = msg["seat"]''',
+           "updown/server/routes/play.py",
+           '''    if "seat" in msg and msg["seat"] != conn.key:
+        await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
+        return
+    if not await seated(svc, live, conn, cid):
+        return''',
+           '''    if type(msg.get("seat")) is int:
+        conn.key = msg["seat"]''',
            (F + "test_a_legal_action_for_another_seat_is_refused_and_stores_nothing",)),
     Mutant("shared-frame-cache", "the broadcast cache key drops the seat: connections share another seat's frame",
            "updown/server/live.py",
@@ -120,13 +120,13 @@ MUTANTS = [
            '''                if conn.session == token_hash and False:''',
            (F + "test_sign_out_closes_the_sockets_of_that_session",)),
     Mutant("any-origin", "requests and sockets from another origin are let through",
-           "updown/server/app.py",
-           '''        if origin is None:
-            return True
-        if origin in settings.allowed_origins:''',
-           '''        if origin is not None:
-            return True
-        if origin in settings.allowed_origins:''',
+           "updown/server/guards.py",
+           '''    if origin is None:
+        return True
+    if origin in allowed:''',
+           '''    if origin is not None:
+        return True
+    if origin in allowed:''',
            (F + "test_requests_and_sockets_from_another_origin_are_refused",)),
     Mutant("walking-away-pays", "a seat that left keeps its stand-in's place for the rating",
            "updown/server/hub.py",

@@ -204,7 +204,9 @@ def _ray(lineup: dict[str, Any], deals: Sequence[int], records: bool, address: s
     try:
         import ray
     except ImportError:
-        raise ArenaError("--ray needs the ray package: pip install 'updown[ray]'") from None
+        from updown.install import install_hint
+
+        raise ArenaError(f"--ray needs the ray package: {install_hint('ray')}") from None
     started = False
     if not ray.is_initialized():
         try:
@@ -257,7 +259,9 @@ def require(plots: bool) -> None:
 
     missing = [m for m in ("openskill", *(("matplotlib",) if plots else ())) if importlib.util.find_spec(m) is None]
     if missing:
-        raise ArenaError(f"updown arena needs {' and '.join(missing)}: pip install 'updown[arena]'")
+        from updown.install import install_hint
+
+        raise ArenaError(f"updown arena needs {' and '.join(missing)}: {install_hint('arena')}")
 
 
 def run_arena(

@@ -1,10 +1,13 @@
-"""HTTP guards in front of every route: the request body's size (before any parsing), security
-headers on every answer, and validation errors that never echo what was posted.
+"""HTTP guards in front of every route: the request's origin (a player's cookie serves only the
+site's own pages), the request body's size (before any parsing), security headers on every answer,
+and validation errors that never echo what was posted.
 See ``docs/server.md`` (Limits)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -138,3 +141,37 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
                "msg": str(err.get("msg", ""))[:200], "type": str(err.get("type", ""))[:40]}
               for err in list(errors)[:10]]
     return JSONResponse(status_code=422, content={"detail": detail})
+
+
+def same_origin(origin: str | None, host: str | None, allowed: Sequence[str] = ()) -> bool:
+    """A request may use a player's cookie only from the server's own pages (or an allowed
+    origin). A request without Origin is no browser's cross-site request, so it passes."""
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and bool(host) and parts.netloc.lower() == (host or "").lower()
+
+
+class SameOrigin:
+    """Refuses (403, nothing done) a request that changes state from another origin: another site,
+    or another port of this host, which SameSite cookies do not tell apart."""
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str] = ()):
+        self.app = app
+        self.allowed = tuple(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
+            headers = {name.decode("latin-1").lower(): value.decode("latin-1")
+                       for name, value in scope.get("headers", [])}
+            origin = headers.get("origin")
+            if not same_origin(origin, headers.get("host"), self.allowed):
+                response = JSONResponse(status_code=403, content={
+                    "detail": f"cross-origin request refused: {str(origin)[:100]} is not this site (the server's "
+                              "allowed origins are set by the host)"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+

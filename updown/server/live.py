@@ -352,6 +352,7 @@ class Live:
                 self._stepped(row)
                 if isinstance(finish, Finish):
                     self.status, self.result = "finished", finish.result
+                    log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
                 return row.n
             raise ActionError("busy", "the table is busy; send the action again")
 
@@ -400,6 +401,7 @@ class Live:
             self._stepped(row)
         if finish is not None:
             self.status, self.result = "finished", finish.result
+            log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
         await self.notify(self)
 
     def kick(self) -> None:

@@ -1,0 +1,234 @@
+"""The table's WebSocket: who a socket plays (the seat its account holds now), and every message
+it sends, checked against the state now: the session, the seat, the frame size, the rate."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from updown.core.errors import UpdownError
+from updown.i18n import normalize
+from updown.server.deps import COOKIE, Services, services
+from updown.server.guards import same_origin
+from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.store import token_hash
+
+MAX_FRAME = 4096
+"""Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    svc = services(websocket)
+    store, hub = svc.store, svc.hub
+    if not same_origin(websocket.headers.get("origin"), websocket.headers.get("host"),
+                       svc.settings.allowed_origins):
+        # A page of another site (or another port of this host) must not use a player's cookie.
+        await websocket.close(code=4403, reason="cross-origin socket refused")
+        return
+    token = websocket.cookies.get(COOKIE)
+    acc = await asyncio.to_thread(store.session_account, token) if token else None
+    live = await hub.live(table_id)
+    if live is None:
+        await websocket.close(code=4404, reason="no such table")
+        return
+    await hub.refresh(live)
+    watch = websocket.query_params.get("watch") in ("1", "true")
+    key = SPECTATOR
+    if acc is not None and not watch:
+        # Only a seat this account holds now, and has not left: leaving is final for the game.
+        key = next((i for i, s in enumerate(live.seats) if s.held_by(acc.id)), SPECTATOR)
+    lang = normalize(websocket.query_params.get("lang"))
+    since_text = websocket.query_params.get("since")
+    since = int(since_text) if since_text and since_text.isascii() and since_text.isdigit() and \
+        len(since_text) < 10 else None
+    await websocket.accept()
+    conn = Connection(websocket, key, lang, account_id=acc.id if acc else None,
+                      session=token_hash(token) if token and acc else None)
+    await hub.connected(live, key, +1)
+    try:
+        await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
+                              "you": acc.name if acc else None, "max_frame": MAX_FRAME})
+        async with live.lock:
+            await live.catch_up()
+        async with conn.send_lock:
+            first = live.frame(key, since, lang)
+            conn.last_n = first["n"]
+            live.conns.add(conn)
+            await websocket.send_text(json.dumps(first))
+            conn.last_table = json.dumps({"type": "table", "table": live.public()})
+            await websocket.send_text(conn.last_table)
+        if key != SPECTATOR and live.seats[key].away:
+            await hub.set_away(live, key, False)
+        else:
+            await hub.changed(live)
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                await conn.error(None, "malformed", "send JSON text frames, not binary")
+                continue
+            await handle(svc, live, conn, text)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        pass  # the client went away mid-send
+    finally:
+        live.conns.discard(conn)
+        try:
+            await hub.connected(live, key, -1)
+            await hub.changed(live)
+        except Exception:
+            pass
+
+async def handle(svc: Services, live: Live, conn: Connection, text: str) -> None:
+    hub = svc.hub
+    if not await svc.limiter.socket_message(conn, text):
+        return
+    if len(text) > MAX_FRAME:
+        await conn.error(None, "too-large", f"a message may have {MAX_FRAME} characters, this one has {len(text)}")
+        return
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        await conn.error(None, "malformed", "a message is one JSON object, e.g. "
+                                            '{"type": "act", "id": "1", "action": "QH"}')
+        return
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        await conn.error(None, "malformed", 'a message is a JSON object with a "type"')
+        return
+    kind = msg["type"]
+    cid = msg.get("id")
+    if cid is not None and (not isinstance(cid, str) or not 1 <= len(cid) <= 64):
+        await conn.error(None, "malformed", '"id" is a string of 1 to 64 characters')
+        return
+    if kind == "ping":
+        await conn.send_json({"type": "pong", "id": cid})
+    elif kind == "resync":
+        since = msg.get("since")
+        if since is not None and (type(since) is not int or since < 0):
+            await conn.error(cid, "malformed", '"since" is a frame number you received, or null')
+            return
+        async with conn.send_lock:
+            frame = live.frame(conn.key, since, conn.lang)
+            conn.last_n = frame["n"]
+            await conn.websocket.send_text(json.dumps(frame))
+    elif kind == "back":
+        if conn.key != SPECTATOR and await seated(svc, live, conn, cid):
+            await hub.set_away(live, conn.key, False)
+    elif kind == "leave":
+        if conn.key == SPECTATOR:
+            await conn.error(cid, "spectator", "spectators have no seat to leave")
+            return
+        if not await seated(svc, live, conn, cid):
+            return
+        try:
+            await hub.leave(live, conn.key, by=conn)
+        except ActionError as err:
+            await conn.error(cid, err.code, err.message)
+            hub.close_unseated(conn, "you left this game")
+            return
+        await conn.send_json({"type": "ack", "id": cid, "left": True})
+        hub.close_unseated(conn, "you left this game; reconnect to watch")
+    elif kind == "act":
+        await act(svc, live, conn, msg, cid)
+    else:
+        await conn.error(cid, "malformed", f"unknown message type {kind[:30]!r} "
+                                           "(act, leave, back, resync, ping)")
+
+async def seated(svc: Services, live: Live, conn: Connection, cid: str | None) -> bool:
+    """Whether the socket's account still holds its seat, checked now: the session is still
+    valid and the seat is still this account's (not freed, left or taken by another). If not,
+    the message is refused and the socket closed; it may reconnect to watch."""
+    hub = svc.hub
+    if hub.multi:
+        await hub.refresh(live)  # another process may have changed the seat
+    acc = await asyncio.to_thread(svc.store.session_account, conn.token) if conn.token else None
+    if acc is not None and acc.id == conn.account_id and live.seats[conn.key].held_by(acc.id):
+        return True
+    await conn.error(cid, "not-your-seat", "this seat is no longer yours (you left, were signed out, or it "
+                                           "was freed); reconnect to watch")
+    live.conns.discard(conn)
+    hub.close_unseated(conn, "signed out" if acc is None else "your seat is no longer yours")
+    return False
+
+async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], cid: str | None) -> None:
+    hub = svc.hub
+    if cid is None:
+        await conn.error(None, "malformed", 'an action needs an "id" of your choice, so that a resend is '
+                                            'recognised')
+        return
+    if conn.key == SPECTATOR:
+        await conn.error(cid, "spectator", "spectators cannot act")
+        return
+    if "seat" in msg and msg["seat"] != conn.key:
+        await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
+        return
+    if not await seated(svc, live, conn, cid):
+        return
+    raw = msg.get("action")
+    try:
+        if type(raw) is int:
+            action = raw
+            live.game.action_to_str(action)
+        elif isinstance(raw, str) and 0 < len(raw) <= 40:
+            action = live.game.parse_action(raw)
+        else:
+            raise ActionError("malformed", '"action" is an action id or its notation, e.g. "QH"')
+    except UpdownError as err:
+        await conn.error(cid, "notation", str(err)[:200])
+        return
+    except ActionError as err:
+        await conn.error(cid, err.code, err.message)
+        return
+    if live.seats[conn.key].away:
+        await hub.set_away(live, conn.key, False)
+    try:
+        await live.submit(conn.key, action, cid, "player")
+    except ActionError as err:
+        await conn.error(cid, err.code, err.message)
+        return
+    await conn.send_json({"type": "ack", "id": cid})
+    await hub.after_step(live)
+
+
+
+class Connection:
+    """One client's WebSocket: its seat (or SPECTATOR) and the last frame number it was sent."""
+
+    def __init__(self, websocket: WebSocket, key: int, lang: str = "en", *, account_id: int | None = None,
+                 session: str | None = None):
+        self.websocket = websocket
+        self.key = key
+        self.lang = lang
+        self.account_id = account_id
+        self.session = session
+        """The hash of the session token the socket was opened with (sign-out closes the socket)."""
+        self.token = websocket.cookies.get(COOKIE) if session else None
+        self.closing = False
+        self.last_n = -1
+        self.last_table = ""
+        self.send_lock = asyncio.Lock()
+
+    async def send_text(self, text: str) -> None:
+        async with self.send_lock:
+            await self.websocket.send_text(text)
+
+    async def send_json(self, data: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(data))
+
+    async def error(self, cid: str | None, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "id": cid, "code": code, "message": message})
+
+    async def close(self, code: int, reason: str) -> None:
+        """Close the socket (under the send lock, so no frame is cut in half)."""
+        try:
+            async with self.send_lock:
+                await self.websocket.close(code=code, reason=reason[:120])
+        except Exception:
+            pass  # already gone

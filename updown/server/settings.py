@@ -1,0 +1,108 @@
+"""The server's settings, in one place (pydantic-settings).
+
+Each setting comes from, in this order of precedence: a flag of ``updown serve`` (``--port 8080``),
+an environment variable (``UPDOWN_PORT=8080``; a limit: ``UPDOWN_LIMITS__HASH_SLOTS=4``), an
+optional TOML file (``--config FILE`` or ``UPDOWN_CONFIG``; a limit in its ``[limits]`` table),
+then the default below. ``updown serve --help`` lists them all; ``docs/hosting.md`` has an example
+file.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict,
+                               TomlConfigSettingsSource)
+
+from updown.server.limits import Limits
+
+_CONFIG: ContextVar[Path | None] = ContextVar("updown_config", default=None)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="UPDOWN_", env_nested_delimiter="__", extra="forbid",
+                                      validate_default=True, use_attribute_docstrings=True)
+
+    db: str = "sqlite:///updown.db"
+    """Database URL: ``sqlite:///FILE`` or ``postgresql+psycopg://user:pass@host/db``."""
+    host: str = "127.0.0.1"
+    """Address to listen on (``0.0.0.0``: every interface)."""
+    port: int = Field(default=8000, ge=0, le=65535)
+    """Port to listen on (0: any free port; the one taken is printed)."""
+    redis: str | None = None
+    """Redis URL, to run several server processes together (with PostgreSQL)."""
+    bot_delay: float = Field(default=0.6, ge=0, le=10)
+    """Seconds a bot waits before it plays, so that people can follow."""
+    secure_cookies: bool = False
+    """Mark the session cookie Secure (behind HTTPS)."""
+    sqlite_sync: Literal["normal", "full"] = "normal"
+    """SQLite: ``normal`` survives any crash of the server, ``full`` also power loss (slower)."""
+    allowed_origins: tuple[str, ...] = ()
+    """Origins (``https://example.org``) besides the server's own whose pages may use the API and the
+    WebSocket with a player's cookie. Empty: the server's own origin only."""
+    trusted_proxies: str | None = None
+    """Addresses of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (comma
+    separated, or ``*``), so that limits and logs see the client's address. None: headers ignored."""
+    api_docs: bool = False
+    """Serve ``/api/docs`` and ``/api/openapi.json``."""
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    """What the server logs: tables created, started, ended and abandoned are ``info``."""
+    log_json: bool = False
+    """Log one JSON object a line (for a log collector) instead of plain text."""
+    access_log: bool = False
+    """Log every HTTP request (method, path, status, client)."""
+    limits: Limits = Field(default_factory=Limits)
+    """What one client may spend (``updown.server.limits``): rates, hash slots, body sizes."""
+
+    @model_validator(mode="after")
+    def _check_limits(self) -> Settings:
+        self.limits.check()
+        return self
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        config = _CONFIG.get()
+        if config is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config))
+        return tuple(sources)
+
+    @classmethod
+    def load(cls, flags: dict[str, Any] | None = None, config: Path | None = None) -> Settings:
+        """Settings from flags (only those given), the environment, the TOML file ``config`` (or
+        ``UPDOWN_CONFIG``), then defaults. Raises :class:`SettingsError` with one line per problem."""
+        import os
+
+        if config is None and os.environ.get("UPDOWN_CONFIG"):
+            config = Path(os.environ["UPDOWN_CONFIG"])
+        if config is not None and not config.is_file():
+            raise SettingsError(f"no configuration file {str(config)[:200]!r}")
+        token = _CONFIG.set(config)
+        try:
+            return cls(**{k: v for k, v in (flags or {}).items() if v is not None})
+        except ValidationError as err:
+            raise SettingsError("; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in err.errors())) from None
+        except ValueError as err:  # a limit's own check, or the TOML file
+            raise SettingsError(str(err).splitlines()[0][:300]) from None
+        finally:
+            _CONFIG.reset(token)
+
+
+class SettingsError(Exception):
+    """Settings that cannot be used; the message names each problem."""
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """Each setting as (name, environment variable, help) for ``--help`` and the docs."""
+    out = []
+    for name, field in Settings.model_fields.items():
+        out.append((name, f"UPDOWN_{name.upper()}", (field.description or "").strip()))
+    return out
