@@ -152,3 +152,11 @@ def test_forwarded_addresses_are_believed_only_from_trusted_proxies(tmp_path: Pa
         srv.stop()
     # Believed: three addresses, one attempt each. Ignored: one address (the proxy's), three attempts.
     assert codes == ([401, 401, 401] if trusted else [401, 401, 429]), codes
+
+
+def test_the_hosting_guide_lists_every_setting_with_its_variable() -> None:
+    from updown.server.settings import describe
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "hosting.md").read_text()
+    for name, variable, _help in describe():
+        assert f"| `{name}` | `{variable}" in guide, name

@@ -12,7 +12,11 @@ game a table plays. See ``docs/server.md``.
   that plays chance and bots.
 - ``hub.py``: the tables of this process, ownership, clocks, absence and leaving, who may use a
   seat (closing sockets whose seat changed hands), settlement, the bus.
-- ``app.py``: HTTP routes and the WebSocket.
+- ``app.py``: ``create_app`` assembles the settings, services, guards and routers.
+- ``settings.py``: every setting, from flags, ``UPDOWN_*`` environment variables or a TOML file.
+- ``deps.py``: the typed dependencies of every route (services, account, table, seat, checked now).
+- ``routes/``: the routers by concern: accounts, tables, info, the play WebSocket.
+- ``logs.py``: plain or JSON log lines.
 - ``limits.py``: what one client may spend: rate limits (memory or Redis), password hashes at once.
 - ``guards.py``: the request body's size, security headers, validation errors that echo nothing.
 """
