@@ -160,3 +160,42 @@ def test_the_hosting_guide_lists_every_setting_with_its_variable() -> None:
     guide = (Path(__file__).resolve().parent.parent / "docs" / "hosting.md").read_text()
     for name, variable, _help in describe():
         assert f"| `{name}` | `{variable}" in guide, name
+
+
+# -- metrics ---------------------------------------------------------------------------------------
+def test_metrics_parse_and_move_as_games_are_played(tmp_path: Path) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from server_util import play_out
+
+    def read(srv: Server) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        text = httpx.get(srv.base + "/metrics", timeout=10).text
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value
+                for family in text_string_to_metric_families(text) for s in family.samples}
+
+    srv = Server(f"sqlite:///{tmp_path / 'u.db'}", log=tmp_path / "server.log",
+                 extra_args=["--limit", "hints_per_user=1/minute"]).start()
+    try:
+        before = read(srv)
+        alice = User(srv, "alice")
+        table = make_table(alice, "updown", ["me", "bot:random", "bot:random", "bot:random"])
+        ca = alice.socket(table["id"])
+        ca.until(lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]), 30)
+        during = read(srv)
+        assert during[("updown_connections", (("role", "player"),))] == 1
+        assert during[("updown_tables", (("status", "running"),))] == 1
+        for _ in range(2):  # the second is over the limit
+            alice.get(f"/api/tables/{table['id']}/hint?budget=50")
+        import random
+
+        play_out([ca], random.Random(4), timeout=120)
+        after = read(srv)
+    finally:
+        srv.stop()
+    player = after[("updown_actions_total", (("by", "player"),))]
+    assert player > 0 and after[("updown_action_ack_seconds_count", ())] == player
+    assert after[("updown_actions_total", (("by", "bot"),))] > 0
+    assert after[("updown_bot_decision_seconds_count", ())] > 0
+    assert after[("updown_db_write_seconds_count", ())] > before.get(("updown_db_write_seconds_count", ()), 0)
+    assert after[("updown_limited_total", (("limit", "hints"),))] == 1
+    assert after[("updown_tables", (("status", "finished"),))] == 1

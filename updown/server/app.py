@@ -61,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for module in (accounts, tables, info, play):
         app.include_router(module.router)
+    app.include_router(info.root)  # /metrics
 
     try:  # the browser client, when this copy of the package has it
         web = importlib.import_module("updown.web")

@@ -192,6 +192,9 @@ class Limiter:
         except StorageError as err:  # Redis is away: let the request through rather than refuse everyone
             log.warning("rate limits: storage error, not counting (%s)", err)
             return
+        from updown.server.metrics import LIMITED
+
+        LIMITED.labels(key[0]).inc()
         raise Limited(f"{message} ({item})", math.ceil(stats.reset_time - time.time()))
 
     async def login(self, request: Request, name: str) -> None:
@@ -251,6 +254,9 @@ class Limiter:
             key = self._sockets[conn] = f"socket-{self._next_socket}"
         if await self.local.hit(self.socket_rate, "socket", key):
             return True
+        from updown.server.metrics import LIMITED
+
+        LIMITED.labels("socket").inc()
         if self.socket_strikes is not None and not await self.local.hit(self.socket_strikes, "strikes", key):
             self._closed.add(conn)
             try:

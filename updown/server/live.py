@@ -27,6 +27,7 @@ from updown.core.records import Record, RecordWriter
 from updown.core.registry import get_game
 from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
+from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
 from updown.server.store import Conflict, Finish, Posting, Store, StepRow, Unbalanced
 
@@ -336,7 +337,8 @@ class Live:
                     # end takes off what was charged already.
                     finish = await asyncio.to_thread(self.charger, self, seat, cost)
                 try:
-                    await self.store.commit_async(self.id, [row], finish)
+                    with WRITE_SECONDS.time():
+                        await self.store.commit_async(self.id, [row], finish)
                 except Conflict:
                     await self.catch_up()
                     continue
@@ -350,6 +352,7 @@ class Live:
                                                     "(with the same id)") from None
                 self.state = trial
                 self._stepped(row)
+                ACTIONS.labels(by).inc()
                 if isinstance(finish, Finish):
                     self.status, self.result = "finished", finish.result
                     log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
@@ -392,10 +395,12 @@ class Live:
                                 time.time()))
         finish = await self.settle(trial)
         try:
-            await self.store.commit_async(self.id, rows, finish)
+            with WRITE_SECONDS.time():
+                await self.store.commit_async(self.id, rows, finish)
         except Conflict:
             await self.catch_up()
             return
+        ACTIONS.labels("chance").inc(len(rows))
         for row in rows:
             self._apply_row(self.state, row)
             self._stepped(row)
@@ -441,7 +446,8 @@ class Live:
                 if self.bot_delay:
                     await asyncio.sleep(self.bot_delay)
                 bot = make_bot(self._bot_for(seat), self.game, seat, random.Random(f"{self.seed}:bot:{seat}:{at}"))
-                action = await asyncio.to_thread(bot.act, view, legal)
+                with BOT_SECONDS.time():
+                    action = await asyncio.to_thread(bot.act, view, legal)
                 by = "bot" if self.seats[seat].kind == "bot" else "stand-in"
                 try:
                     await self.submit(seat, action, None, by)

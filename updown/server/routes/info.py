@@ -15,8 +15,10 @@ from updown.i18n import catalogue_json, normalize
 from updown.rules import rules_text
 from updown.server.deps import ServicesDep, bad
 from updown.server.hub import RedisBus
+from updown.server.metrics import page
 
 router = APIRouter(prefix="/api")
+root = APIRouter()
 
 
 @router.get("/leaderboard/{game_id}")
@@ -69,3 +71,10 @@ async def health(svc: ServicesDep) -> JSONResponse:
             problems["redis"] = (str(err).splitlines() or [type(err).__name__])[0][:200] or "no answer in 5 s"
     body = {"ok": not problems, "tables": len(svc.hub.lives), **({"problems": problems} if problems else {})}
     return JSONResponse(body, status_code=200 if not problems else 503)
+
+
+@root.get("/metrics", include_in_schema=False)
+def metrics(svc: ServicesDep) -> Response:
+    """This process's metrics in the Prometheus text format (``updown.server.metrics``)."""
+    body, content_type = page(svc.hub)
+    return Response(body, media_type=content_type)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -14,6 +15,7 @@ from updown.i18n import normalize
 from updown.server.deps import COOKIE, Services, services
 from updown.server.guards import same_origin
 from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.metrics import ACK_SECONDS
 from updown.server.store import token_hash
 
 MAX_FRAME = 4096
@@ -159,6 +161,7 @@ async def seated(svc: Services, live: Live, conn: Connection, cid: str | None) -
 
 async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], cid: str | None) -> None:
     hub = svc.hub
+    started = time.perf_counter()
     if cid is None:
         await conn.error(None, "malformed", 'an action needs an "id" of your choice, so that a resend is '
                                             'recognised')
@@ -194,6 +197,7 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
         await conn.error(cid, err.code, err.message)
         return
     await conn.send_json({"type": "ack", "id": cid})
+    ACK_SECONDS.observe(time.perf_counter() - started)
     await hub.after_step(live)
 
 
