@@ -190,6 +190,37 @@ def _first_line(err: BaseException) -> str:
     return (text[0] if text else type(err).__name__)[:200]
 
 
+@db_app.command("backup")
+def db_backup(
+    file: Annotated[Path, typer.Argument(help="the backup file to write (a new file)")],
+    db: Annotated[str, typer.Option(help="database URL")] = DEFAULT_DB,
+) -> None:
+    """Back up the database, also while the server runs (SQLite's online backup; PostgreSQL: pg_dump)."""
+    from updown.server.backup import BackupError, backup
+
+    try:
+        backup(db, file)
+    except BackupError as err:
+        raise fail(f"no backup: {err}", 1) from None
+    console.print(f"backed up {_safe(db)} to {file}.")
+
+
+@db_app.command("restore")
+def db_restore(
+    file: Annotated[Path, typer.Argument(help="a backup made by `updown db backup`")],
+    db: Annotated[str, typer.Option(help="database URL to restore into")] = DEFAULT_DB,
+    force: Annotated[bool, typer.Option(help="replace an existing database (stop the server first)")] = False,
+) -> None:
+    """Restore a backup into a database no server is using; then start the server on it."""
+    from updown.server.backup import BackupError, restore
+
+    try:
+        restore(file, db, force=force)
+    except BackupError as err:
+        raise fail(f"not restored: {err}", 1) from None
+    console.print(f"restored {file} into {_safe(db)}; start the server on it (migrations apply at the start).")
+
+
 @db_app.command("upgrade")
 def db_upgrade(
     db: Annotated[str, typer.Option(help="database URL")] = DEFAULT_DB,
