@@ -220,6 +220,7 @@ export class TableClient {
     const banners = [];
     if (this.connState === 'reconnecting') banners.push(h('div', {class: 'banner warn'}, t('Connection lost; reconnecting…')));
     if (this.connState === 'gone') banners.push(h('div', {class: 'banner error'}, t('This table no longer exists.')));
+    if (tb.status === 'aborted') banners.push(h('div', {class: 'banner info'}, t('This table ended without a result: its players left before anyone played.')));
     if (!seated && tb.status !== 'open') banners.push(h('div', {class: 'banner info', 'data-spectator': ''}, t('You are watching this game.')));
     if (seated && mine && mine.away && !mine.left) {
       banners.push(h('div', {class: 'banner warn'}, t('A bot is playing for you while you are away.'), ' ',
@@ -312,7 +313,8 @@ export class TableClient {
 }
 
 export function statusText(s) {
-  return {open: t('waiting for players'), running: t('playing'), finished: t('finished')}[s] || s;
+  return {open: t('waiting for players'), running: t('playing'), finished: t('finished'),
+    aborted: t('ended: nobody played'), closed: t('closed by the host')}[s] || s;
 }
 
 function signed(x, digits) {
