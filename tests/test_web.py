@@ -57,6 +57,9 @@ def test_two_people_and_two_bots_play_updown_to_the_end_while_a_spectator_sees_n
     table = create_table(alice, "updown", ["me", "open", "bot:greedy", "bot:random"], {"rounds": 1}, rated=True)
     assert alice.locator(".waiting").is_visible()
     assert table in alice.locator(".invite input").input_value()
+    # Before anyone sits down at a rated table, the page says what leaving or staying away costs.
+    assert "counts as a loss" in alice.locator(".rated-note").inner_text()
+    shot(alice, "rated-waiting-room")
 
     # Bob follows the invitation link and takes the open seat; the game starts by itself.
     bob.goto(f"/t/{table}")
