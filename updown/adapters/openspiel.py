@@ -23,6 +23,13 @@ log. Both tensors are the seat's observation vector (:mod:`updown.adapters.obser
 tensor has the current position and this deal's cards, not the whole history. Everything comes
 from ``view(seat)``. ``resample_from_infostate`` is the engine's ``resample``; a resampled state
 starts with an empty ``history()``, because the real one would give the hidden cards away.
+
+Serialisation: games and states pickle, deep-copy and go through ``serialize()`` and
+``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state``. A state serialises as the
+game's record of moves so far, chance outcomes included, and is read back by replaying it through
+the engine. That is a full-state serialisation (OpenSpiel's contract), not a seat's view; a
+resampled world serialises as the seat's view it was drawn from, its seed and its moves since (see
+:class:`UpdownSpielState`).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ import pyspiel
 
 from updown.adapters.observations import Encoder, encoder_class, encoder_for, encoder_ids, placing_utility
 from updown.core.options import GameOptions
-from updown.core.protocol import Game, State
+from updown.core.protocol import Game, State, View
 from updown.core.registry import get_game
 
 NONE = -1
@@ -56,19 +63,66 @@ def _parameters(game: Game[Any]) -> dict[str, Any]:
 
 def _options(game: Game[Any], params: dict[str, Any]) -> GameOptions:
     values = {k: (None if v == NONE and not isinstance(v, bool) else v) for k, v in params.items() if k != "players"}
-    return game.options(values)
+    options: GameOptions = game.options(values)
+    return options
+
+
+Move = tuple[int | None, int]
+"""One step of the engine: ``(seat, action)``, or ``(None, outcome)`` for a chance outcome."""
+
+World = tuple[View, float]
+"""Where a resampled world starts: the seat's view it was drawn from and the seed of its
+``random.Random`` (pickled with the view as JSON)."""
 
 
 class _Engine:
-    """Holds the engine state; deep-copied (by OpenSpiel's clone) with the engine's cheap clone."""
+    """The engine state and the record that rebuilds it: the state's only per-position data (the
+    Python ``__dict__`` OpenSpiel clones and serialises is ``{"_engine": this}``).
 
-    __slots__ = ("state",)
+    The record is where play started (``start``: ``None`` for the game's initial state; for a world
+    from ``resample_from_infostate``, the seat's view it was drawn from and the seed) and every
+    move since, chance outcomes included. Deep-copied (by OpenSpiel's clone) with the engine's
+    cheap clone; pickled (by OpenSpiel's ``serialize``) as the record, and unpickled by replaying
+    it through the engine, which rebuilds exactly the same position (the rules draw nothing
+    themselves; a world is drawn with its seed only) and rejects a move that is not legal."""
 
-    def __init__(self, state: State) -> None:
+    __slots__ = ("state", "options", "start", "moves")
+
+    def __init__(self, state: State, options: GameOptions, start: World | None = None,
+                 moves: list[Move] | None = None) -> None:
         self.state = state
+        self.options = options
+        self.start = start
+        self.moves: list[Move] = [] if moves is None else moves
+
+    def apply(self, action: int, seat: int | None) -> None:
+        self.state.apply(action, seat)
+        self.moves.append((seat, action))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Engine:
-        return _Engine(self.state.clone())
+        return _Engine(self.state.clone(), self.options, self.start, list(self.moves))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        s = self.state
+        start = None if self.start is None else (json.dumps(self.start[0], sort_keys=True), self.start[1])
+        return (_replay, (s.game.id, s.players, self.options.to_dict(), start, tuple(self.moves)))
+
+
+def _replay(game_id: str, players: int, options: dict[str, Any], start: tuple[str, float] | None,
+            moves: tuple[Move, ...]) -> _Engine:
+    """The engine state that a record names (how an :class:`_Engine` is unpickled)."""
+    game = get_game(game_id)
+    opts = game.options(options)
+    world: World | None = None
+    if start is None:
+        state = game.new_state(players, opts)
+    else:
+        world = (json.loads(start[0]), float(start[1]))
+        state = game.sample_world(world[0], random.Random(world[1]))
+    engine = _Engine(state, opts, world)
+    for seat, action in moves:
+        engine.apply(action, seat)
+    return engine
 
 
 class UpdownSpielGame(pyspiel.Game):  # type: ignore[misc]
@@ -102,22 +156,52 @@ class UpdownSpielGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> UpdownSpielState:
         return UpdownSpielState(self, self.engine_game.new_state(self.num_players(), self.engine_options))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # By its string, through this module (so that unpickling registers the games first) and
+        # ``pyspiel.load_game``. (pyspiel's own pickling would restore the C++ game under an
+        # instance without this class's Python attributes.)
+        return (_load_game, (str(self),))
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> ViewObserver:
         return ViewObserver(self.encoder, iig_obs_type, params)
 
 
 class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
-    """An OpenSpiel state around an engine state."""
+    """An OpenSpiel state around an engine state.
 
-    def __init__(self, game: UpdownSpielGame, state: State) -> None:
+    It pickles, deep-copies and goes through ``serialize()``, ``pyspiel.serialize_game_and_state``
+    and ``deserialize_game_and_state`` as OpenSpiel's Python games do; what OpenSpiel serialises
+    (its ``history=`` and ``move_number=`` lines and the pickled ``__dict__``) carries the game's
+    record of moves so far, chance outcomes included, and deserialising replays it through the
+    engine: the same position, views, legal actions and tensors. This is a full-state
+    serialisation (OpenSpiel's contract), not a seat's view: it names every hidden card, as
+    ``history()`` does. A world from ``resample_from_infostate`` (whose ``history()`` is empty)
+    serialises as the seat's view it was drawn from, its seed and its moves since. The
+    serialised text holds a pickle: deserialise only what you trust.
+    """
+
+    # Per-game constants, set by __init__, kept out of __dict__: OpenSpiel's clone and serialize
+    # start from a new initial state and copy only __dict__ (here ``_engine``).
+    __slots__ = ("__dict__", "_simultaneous", "_spiel_game")
+
+    def __init__(self, game: UpdownSpielGame, state: State, start: World | None = None) -> None:
         super().__init__(game)
-        self._engine = _Engine(state)
+        self._engine = _Engine(state, game.engine_options, start)
         self._simultaneous = game.simultaneous
         self._spiel_game = game
 
     @property
     def engine(self) -> State:
         return self._engine.state
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Through OpenSpiel's own text (pyspiel's pickling would restore the C++ state under an
+        # instance without its Python attributes).
+        return (_deserialize_state, (pyspiel.serialize_game_and_state(self._spiel_game, self),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UpdownSpielState:
+        copy: UpdownSpielState = self.clone()  # OpenSpiel's clone: a new initial state, __dict__ deep-copied
+        return copy
 
     # -- who acts -------------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -159,12 +243,12 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
                 flat //= len(legal)
             self._apply_actions(joint)
             return
-        s.apply(int(action), None if s.is_chance() else s.actors()[0])
+        self._engine.apply(int(action), None if s.is_chance() else s.actors()[0])
 
     def _apply_actions(self, actions: list[int]) -> None:
-        s = self._engine.state
-        for seat in s.actors():
-            s.apply(int(actions[seat]), seat)
+        engine = self._engine
+        for seat in engine.state.actors():
+            engine.apply(int(actions[seat]), seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self._spiel_game.engine_game.action_to_str(int(action))
@@ -182,12 +266,27 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
     # -- information ----------------------------------------------------------------------------
     def resample_from_infostate(self, player: int, sampler: Any) -> UpdownSpielState:
         """A state ``player`` cannot tell from this one, from the engine's ``resample`` (seeded by
-        ``sampler()``, OpenSpiel's uniform sampler). Its ``history()`` starts empty."""
-        rng = random.Random(float(sampler()))
-        return UpdownSpielState(self._spiel_game, self._engine.state.resample(player, rng))
+        ``sampler()``, OpenSpiel's uniform sampler). Its ``history()`` starts empty (the real
+        one would give the hidden cards away); it serialises as the view it was drawn from, the
+        seed and its moves since, so that it holds nothing ``player`` did not see."""
+        seed = float(sampler())
+        view = self._engine.state.view(player)
+        world = self._spiel_game.engine_game.sample_world(view, random.Random(seed))
+        return UpdownSpielState(self._spiel_game, world, (view, seed))
 
     def __str__(self) -> str:
         return json.dumps(self._engine.state.view(None), sort_keys=True)
+
+
+def _load_game(text: str) -> UpdownSpielGame:
+    """``pyspiel.load_game(text)`` (how a game is unpickled)."""
+    return pyspiel.load_game(text)  # type: ignore[no-any-return]
+
+
+def _deserialize_state(text: str) -> UpdownSpielState:
+    """The state of ``pyspiel.serialize_game_and_state``'s ``text`` (how a state is unpickled)."""
+    _game, state = pyspiel.deserialize_game_and_state(text)
+    return state  # type: ignore[no-any-return]
 
 
 class ViewObserver:
@@ -234,8 +333,10 @@ def _register(game: Game[Any], simultaneous: bool, turns: bool) -> str:
     )
 
     maker = type(f"SpielGame_{name}", (UpdownSpielGame,),
-                 {"engine_game": game, "game_type": game_type, "simultaneous": simultaneous})
+                 {"engine_game": game, "game_type": game_type, "simultaneous": simultaneous,
+                  "__module__": __name__})
     _MAKERS.append(maker)
+    globals()[maker.__name__] = maker  # pickle finds a class by its module and name
     pyspiel.register_game(game_type, maker)
     return name
 
