@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,8 +20,8 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
 from server_util import Server, free_port  # noqa: E402
-from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, CHROMIUM_MISSING, SKIP_REASON, create_table, finished, guest, new_page, play_to_end, \
-    register, shot  # noqa: E402
+from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, CHROMIUM_MISSING, READY, SHOTS, SKIP_REASON, click_one, create_table, finished, \
+    guest, new_page, play_to_end, register, shot, sideways  # noqa: E402
 
 # Each test skips without Chromium, with a reason naming UPDOWN_TEST_CHROMIUM: in CI, tests/conftest.py
 # makes that skip a failure.
@@ -197,6 +198,165 @@ def test_language_switch_and_a_trick_on_a_360px_phone(server: Server, browser: o
     page.select_option("#lang", "en")
     page.wait_for_selector("text=Your hand")
     assert not finished(page) or page.locator("[data-results]").count() == 1
+    no_errors(page)
+
+
+PHONE = {"width": 360, "height": 740}
+GAMES = ("updown", "euchre", "updown-sueca", "up-or-down")
+
+
+def fits_the_phone(page: object, name: str, problems: list[str]) -> None:
+    """No sideways scrolling at 360 px and nothing sticking out of its panel; a screenshot.
+    What is wrong is added to ``problems`` (the test reports every page at once)."""
+    page.wait_for_timeout(150)  # type: ignore[attr-defined]  # the last frame drawn
+    shot(page, name)
+    width, out = sideways(page)
+    if width > PHONE["width"]:
+        problems.append(f"{name}: the page is {width} px wide on a {PHONE['width']} px screen: {out[:4]}")
+    elif out:
+        problems.append(f"{name}: sticks out: {out[:4]}")
+
+
+def test_every_page_and_every_game_fits_a_360px_phone(server: Server, browser: object) -> None:
+    """The lobby with tables listed, a running table of each game, the waiting room, the account
+    and the end of a rated Sueca game (its RISCOS column) at 360 x 740, and UP&DOWN's trick result
+    in view together with the hand after a trick."""
+    page = new_page(browser, server.base, width=PHONE["width"], height=PHONE["height"])
+    register(page, "MaximilianaPhoneplayer36")  # a long name without a break, as people choose them
+    api = page.context.request
+    problems: list[str] = []
+
+    def table(game: str, seats: list[str], rated: bool = False, options: dict[str, object] | None = None) -> str:
+        made = api.post(server.base + "/api/tables", data=json.dumps(
+            {"game": game, "seats": seats, "rated": rated, "options": options or {}}), headers={"Content-Type": "application/json"})
+        assert made.ok, made.text()
+        return str(made.json()["id"])
+
+    # A rated Sueca game that ends: one move, then leave (100 RISCOS) and the bots play it out.
+    ended = table("updown-sueca", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], rated=True)
+    page.goto(f"/t/{ended}")
+    page.wait_for_selector(READY)
+    assert click_one(page, random.Random(1), prefer=("sit out", "done", "turn"))
+    page.click("[data-leave]")
+    page.click(".modal button.danger")
+    page.wait_for_selector(".banner.info")
+
+    running = {game: table(game, ["me", "bot:greedy", "bot:greedy", "bot:greedy"],
+                           options={"rounds": 1} if game == "updown" else {}) for game in GAMES}
+    waiting = table("euchre", ["me", "open", "bot:greedy", "bot:random"])
+    page.goto("/")
+    page.wait_for_selector("table.tables tbody tr >> nth=5")
+    assert page.locator("table.tables a:has-text('Join')").count() == 1
+    fits_the_phone(page, "phone-lobby", problems)
+
+    for game, table_id in running.items():
+        page.goto(f"/t/{table_id}")
+        page.wait_for_selector(".hand-card")
+        fits_the_phone(page, f"phone-{game}", problems)
+    page.goto(f"/t/{waiting}")
+    page.wait_for_selector(".waiting")
+    fits_the_phone(page, "phone-waiting-room", problems)
+
+    # UP&DOWN: after the first trick its result is in view with the hand (the bots choose at once,
+    # so the next trick's face-down cards are already on the table).
+    page.goto(f"/t/{running['updown']}")
+    page.wait_for_selector(".hand-card")
+    rng = random.Random(11)
+    deadline = time.time() + 30
+    while "Trick 1 (" not in page.locator(".lines").inner_text() and time.time() < deadline:
+        if not click_one(page, rng):
+            page.wait_for_timeout(50)
+    assert "Trick 1 (" in page.locator(".lines").inner_text()  # "Trick 1 (UP, trump 4): ..."
+    page.wait_for_timeout(150)
+    page.eval_on_selector(".hand-wrap", "el => el.scrollIntoView({block: 'end'})")
+    page.screenshot(path=str(SHOTS / "phone-updown-trick.png"))  # what the player sees, not the whole page
+    caption = page.locator(".caption")
+    said = caption.inner_text() if caption.count() else ""
+    box, hand = caption.bounding_box() if caption.count() else None, page.locator(".hand-wrap").bounding_box()
+    if "Trick 1:" not in said:
+        problems.append(f"UP&DOWN: the table does not say who won trick 1: {said!r}")
+    elif not (box and hand and box["y"] >= 0 and hand["y"] + hand["height"] <= PHONE["height"] + 1):
+        problems.append(f"UP&DOWN: trick 1's result is out of view with the hand: {box}, {hand}")
+    fits_the_phone(page, "phone-updown-after-a-trick", problems)
+
+    page.goto(f"/t/{ended}")
+    page.wait_for_selector("[data-results]", timeout=120_000)
+    assert "-100" in page.locator("[data-results]").inner_text()  # the RISCOS change of the one who left
+    fits_the_phone(page, "phone-sueca-end", problems)
+    for path, ready in (("/account", "[data-balance]"), ("/leaderboard/updown-sueca", ".tabs"),
+                        (f"/replay?table={ended}", ".replay-bar"), ("/signin", "#guest-form")):
+        page.goto(path)
+        page.wait_for_selector(ready)
+        fits_the_phone(page, "phone-" + path.strip("/").split("?")[0].replace("/", "-"), problems)
+    assert not problems, "\n".join(problems)
+    no_errors(page)
+
+
+def test_a_greyed_card_says_why_on_hover_and_focus_in_the_players_language(server: Server, browser: object) -> None:
+    """Euchre against bots until a trick where following suit is forced: each greyed card gives the
+    terminal's reason (its title, the hint under the hand on hover and on keyboard focus), a click on
+    it sends nothing, and in German the reason is German."""
+    page = new_page(browser, server.base)
+    guest(page, "Follower")
+    rng = random.Random(21)
+    forced = False
+    for _table in range(4):
+        create_table(page, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"deals": 1})
+        page.wait_for_selector(".hand-card")
+        deadline = time.time() + 60
+        while not finished(page) and time.time() < deadline:
+            if page.locator(f".table-page[data-busy='0'][data-phase='play'] .hand-card.legal").count() \
+                    and page.locator(".hand-card.illegal").count():
+                forced = True
+                break
+            if not click_one(page, rng, prefer=("pass",)):
+                page.wait_for_timeout(40)
+        if forced:
+            break
+        page.goto("/")
+        page.wait_for_selector("#create-form")
+    assert forced, "no trick in four deals where following suit was forced"
+
+    greyed = page.locator(".hand-card.illegal")
+    first = greyed.first
+    why = first.get_attribute("data-why") or ""
+    assert why.startswith("you must follow "), why
+    label = first.get_attribute("aria-label") or ""
+    assert f"cannot be played now: {why}" in label
+    hint = page.locator("[data-why-hint]")
+    # With the pointer and the focus elsewhere, the hint says what every greyed card shares.
+    page.mouse.move(1, 1)
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    assert hint.inner_text() == why[:1].upper() + why[1:]
+    first.hover()
+    assert hint.inner_text() == first.get_attribute("title")
+    assert hint.inner_text().endswith(": " + why) and hint.inner_text() != why
+    shot(page, "euchre-why-hover")
+    page.mouse.move(1, 1)
+    assert hint.inner_text() == why[:1].upper() + why[1:]
+    # Keyboard: a greyed card takes the focus (it is aria-disabled, not disabled) and says why.
+    last = greyed.last
+    last.focus()
+    assert page.evaluate("document.activeElement.classList.contains('illegal')")
+    assert hint.inner_text() == last.get_attribute("title")
+    # A click on a greyed card shows its reason and sends nothing.
+    n = page.get_attribute(".table-page", "data-n")
+    first.click(force=True)  # Playwright waits for an aria-disabled button to be enabled; a player need not
+    assert hint.inner_text() == first.get_attribute("title")
+    page.wait_for_timeout(200)
+    assert page.get_attribute(".table-page", "data-n") == n and page.evaluate("window.__table.pending.size") == 0
+    assert page.locator(".banner.error").count() == 0
+    shot(page, "euchre-why-focus")
+
+    page.select_option("#lang", "de")
+    page.wait_for_selector("text=Deine Hand")
+    page.wait_for_selector(".hand-card.illegal")
+    german = page.locator(".hand-card.illegal").first.get_attribute("data-why") or ""
+    assert german.startswith("du musst ") and german.endswith(")") and "bedienen" in german, german
+    # The hint says it too (after the card that had the focus, which keeps it).
+    assert page.locator("[data-why-hint]").inner_text().lower().endswith(german.lower())
+    shot(page, "euchre-why-de")
+    page.select_option("#lang", "en")
     no_errors(page)
 
 

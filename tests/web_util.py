@@ -19,7 +19,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parent.parent / "test-output" / "screenshots"
 
-ENABLED = "[data-action]:not([disabled])"
+ENABLED = "[data-action]:not([disabled]):not([aria-disabled='true'])"
 READY = f".table-page[data-busy='0'] {ENABLED}"
 
 # Watches the DOM from the first moment of the page: remembers if a hand card ever appeared.
@@ -28,6 +28,35 @@ window.__handSeen = 0;
 const seen = () => { if (document.querySelector('.hand-card, .hand-wrap, .mini-hand, .card.chosen')) window.__handSeen++; };
 new MutationObserver(seen).observe(document, {subtree: true, childList: true});
 """
+
+
+# What sticks out sideways: the page's width, and every element that reaches past the screen's
+# right edge or past the panel, felt, hand or seat it is drawn in (a button sticking out of its
+# panel does not always widen the page, but a player sees it).
+SIDEWAYS = r"""
+() => {
+  const W = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('#top *, #app *')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || el.closest('.sr')) continue;
+    let box = el.parentElement.closest('.panel, .felt, .hand-wrap, .seat, .player-row, .prompt, .banner');
+    while (box && !box.getBoundingClientRect().width) box = box.parentElement.closest('.panel, .felt, .hand-wrap, .seat, .player-row, .prompt, .banner');
+    const limit = Math.min(W, box ? box.getBoundingClientRect().right : W);
+    if (r.right > limit + 1) {
+      out.push(`${el.tagName.toLowerCase()}.${String(el.className).trim().replace(/\s+/g, '.')} ` +
+               `"${(el.textContent || '').trim().slice(0, 30)}" ends at ${Math.round(r.right)} (limit ${Math.round(limit)})`);
+    }
+  }
+  return {width: document.documentElement.scrollWidth, out: out.slice(0, 12)};
+}
+"""
+
+
+def sideways(page: Page) -> tuple[int, list[str]]:
+    """The page's scroll width and what sticks out (see :data:`SIDEWAYS`)."""
+    got = page.evaluate(SIDEWAYS)
+    return int(got["width"]), list(got["out"])
 
 
 def shot(page: Page, name: str) -> None:

@@ -29,6 +29,7 @@ from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
 from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
+from updown.server.reasons import why_not
 from updown.server.store import Conflict, Finish, Posting, Store, StepRow, Unbalanced
 
 log = logging.getLogger("updown.server")
@@ -217,6 +218,7 @@ class Live:
             logs = view.pop("log")
         n = self.frame_no(key)
         extra = {"legal": self.legal(key), "clock": self.clock(), "leave_costs": self.leave_costs(key)}
+        extra["why"] = why_not(self.game, view, extra["legal"], lang)  # a reason for each greyed card
         if since is None or not 0 <= since <= n:
             return {"type": "snapshot", "n": n, "view": {**view, "log": logs}, "lines": self.describe(logs, lang),
                     **extra}

@@ -112,12 +112,12 @@ async function lobbyPage(root) {
     let tables = [];
     try { tables = await api('GET', '/api/tables?status=open,running'); } catch (e) { /* shown empty */ }
     const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
-    mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables'},
+    mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables stack'},
       h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, ''))),
       h('tbody', {}, tables.map((tb) => h('tr', {},
-        h('td', {}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
-        h('td', {}, tb.seats.map((s) => s.kind === 'open' ? t('open') : s.name).join(', ')),
-        h('td', {}, statusText(tb.status)),
+        h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
+        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? t('open') : s.name).join(', ')),
+        h('td', {class: 'cell-status'}, statusText(tb.status)),
         h('td', {class: 'buttons'},
           tb.status === 'open' ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
           h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch')))))))
@@ -242,10 +242,10 @@ async function accountPage(root) {
         acc.ledger.length ? [h('h2', {}, t('RISCOS entries')), h('ul', {}, acc.ledger.slice().reverse().map((e) =>
           h('li', {}, `${e.amount > 0 ? '+' : ''}${e.amount} `, h('a', {href: `/t/${e.table}`, 'data-link': ''}, t('table'))))) ] : null,
         h('button', {type: 'button', class: 'secondary', onclick: async () => { await api('POST', '/api/logout'); forgetMe(); go('/'); }}, t('Sign out'))),
-      h('div', {class: 'panel'}, h('h2', {}, t('Your games')), acc.tables.length ? h('table', {class: 'grid'},
+      h('div', {class: 'panel'}, h('h2', {}, t('Your games')), acc.tables.length ? h('table', {class: 'grid stack'},
         h('tbody', {}, acc.tables.map((tb) => h('tr', {},
-          h('td', {}, names[tb.game] || tb.game), h('td', {}, statusText(tb.status)),
-          h('td', {}, new Date(tb.created_at * 1000).toLocaleString(lang)),
+          h('td', {class: 'cell-game'}, names[tb.game] || tb.game), h('td', {class: 'cell-status'}, statusText(tb.status)),
+          h('td', {class: 'cell-date'}, new Date(tb.created_at * 1000).toLocaleString(lang)),
           h('td', {class: 'buttons'}, h('a', {class: 'button secondary', href: `/t/${tb.id}`, 'data-link': ''}, t('Open')),
             tb.status === 'finished' ? h('a', {class: 'button secondary', href: `/replay?table=${tb.id}`, 'data-link': ''}, t('Replay')) : null)))))
         : h('p', {class: 'muted'}, t('No games yet.'))))));

@@ -32,16 +32,29 @@ export function canPlay(ctx, notation) {
   return !!ctx.act && ctx.canAct && legalMap(ctx).has(notation);
 }
 
-// A button that plays one legal action: disabled (and not clickable) when it is not legal now.
+// A button that plays one legal action. When it cannot be played now it is greyed but still
+// focusable (aria-disabled), and says why in its title: the page is waiting for the server.
 export function actionButton(ctx, notation, content, extra = {}) {
   const ok = canPlay(ctx, notation);
+  const why = ok ? null : (ctx.waitWhy || t('cannot be played now'));
   return h('button', {
-    type: 'button', class: `act ${ok ? 'legal' : 'illegal'} ${extra.cls || ''}`, disabled: !ok,
-    'data-action': notation, 'data-key': extra.key || `a:${notation}`, title: extra.title || null,
-    'aria-label': extra.label || null,
+    type: 'button', class: `act ${ok ? 'legal' : 'illegal'} ${extra.cls || ''}`, 'aria-disabled': ok ? null : 'true',
+    'data-action': ok ? notation : null, 'data-key': extra.key || `a:${notation}`,
+    title: why ? (extra.title ? `${extra.title}: ${why}` : why) : (extra.title || null),
+    'aria-label': extra.label ? (why ? `${extra.label} (${why})` : extra.label) : null,
     onclick: ok ? () => ctx.act(notation) : null,
   }, content);
 }
+
+// Why a hand card is greyed: a legal card only waits for the server; any other has the server's
+// reason for this seat (the terminal's words, in the player's language), else only "cannot be
+// played now".
+export function cardWhy(ctx, card, action) {
+  if (action && ctx.waitWhy) return ctx.waitWhy;
+  return (ctx.why && ctx.why[String(card)]) || ctx.waitWhy || t('cannot be played now');
+}
+
+function sentence(s) { return s ? s.charAt(0).toUpperCase() + s.slice(1) : s; }
 
 export function lastEvent(ctx, type, pred) {
   const log = ctx.log || [];
@@ -121,20 +134,37 @@ export function renderBoard(ctx) {
   let handRow = null;
   if (mine) {
     const cards = g.handCards(ctx.view) || [];
+    // Greyed cards stay focusable and say why: in their title (hover), in their label (screen
+    // readers) and in the hint under the hand while one is hovered, focused or pressed. When every
+    // greyed card has the same reason, the hint shows it from the start.
+    const reasons = [];
+    const hint = h('p', {class: 'why-hint', 'data-why-hint': ''});
     const items = cards.map((c) => {
       const action = g.cardAction(ctx, c);
       if (action) used.add(action);
       const ok = action && canPlay(ctx, action);
+      const label = g.cardLabel ? g.cardLabel(c) : String(c);
+      const why = ok ? null : cardWhy(ctx, c, action);
+      if (why) reasons.push(why);
+      const show = why ? () => { hint.textContent = `${label}: ${why}`; hint.classList.add('on-card'); } : null;
       return h('button', {
         type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''}`,
-        disabled: !ok, 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
-        'aria-label': (g.cardLabel ? g.cardLabel(c) : String(c)) + (ok ? '' : ` (${t('cannot be played now')})`),
-        onclick: ok ? () => ctx.act(action) : null,
+        'aria-disabled': ok ? null : 'true', 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
+        'data-why': why, title: why ? `${label}: ${why}` : null,
+        'aria-label': label + (ok ? '' : ` (${t('cannot be played now')}: ${why})`),
+        onclick: ok ? () => ctx.act(action) : show,
+        onmouseenter: show, onfocus: show, onpointerdown: show,
+        onmouseleave: why ? () => resetHint() : null, onblur: why ? () => resetHint() : null,
+        oncontextmenu: why ? (e) => e.preventDefault() : null, // a long press shows the reason, not a menu
       }, g.cardNode(c));
     });
+    const common = new Set(reasons).size === 1 ? sentence(reasons[0]) : '';
+    const resetHint = () => { hint.textContent = common; hint.classList.remove('on-card'); };
+    resetHint();
     handRow = h('section', {class: 'hand-wrap', 'aria-label': t('Your hand')},
       h('div', {class: 'hand-title'}, t('Your hand'), g.handNote ? g.handNote(ctx) : null),
-      h('div', {class: 'hand', role: 'group', onkeydown: handKeys}, items.length ? items : h('span', {class: 'muted'}, t('no cards'))));
+      h('div', {class: 'hand', role: 'group', onkeydown: handKeys}, items.length ? items : h('span', {class: 'muted'}, t('no cards'))),
+      reasons.length ? hint : null);
   }
   if (g.boardActions) for (const a of g.boardActions(ctx)) used.add(a);
   const prompt = ctx.prompt !== undefined ? ctx.prompt : (ctx.canAct && ctx.legal && ctx.legal.length && g.prompt ? g.prompt(ctx) : null);
@@ -153,7 +183,7 @@ export function renderBoard(ctx) {
 // Arrow keys move between the cards of the hand; Enter or Space plays the focused one.
 function handKeys(ev) {
   if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(ev.key)) return;
-  const cards = [...ev.currentTarget.querySelectorAll('button.hand-card:not([disabled])')];
+  const cards = [...ev.currentTarget.querySelectorAll('button.hand-card.legal')];
   const i = cards.indexOf(document.activeElement);
   let j = i;
   if (ev.key === 'ArrowLeft') j = i <= 0 ? cards.length - 1 : i - 1;

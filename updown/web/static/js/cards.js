@@ -19,6 +19,12 @@ export function cardLabel(card) {
   return t('{rank} of {suit}', {rank: r, suit: suitName(suit)});
 }
 
+// A card as text: "10♥".
+export function cardText(card) {
+  const {rank, suit} = splitCard(card);
+  return `${rank}${SUIT_SYMBOL[suit] || suit}`;
+}
+
 // The face of a card. opts.cls adds classes.
 export function cardFace(card, opts = {}) {
   const {rank, suit} = splitCard(card);

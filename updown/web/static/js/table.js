@@ -16,7 +16,7 @@ export class TableClient {
     this.root = root; this.id = id; this.watch = watch;
     this.ws = null; this.stopped = false; this.retry = 0;
     this.table = null; this.view = null; this.log = []; this.lines = []; this.n = null;
-    this.legal = []; this.clock = {}; this.clockAt = 0; this.leaveCosts = false;
+    this.legal = []; this.why = {}; this.clock = {}; this.clockAt = 0; this.leaveCosts = false;
     this.seat = null; this.helloSeat = undefined; this.account = null;
     this.pending = new Map(this.loadPending()); this.lastSentN = null; this.counter = 0;
     this.message = null; this.connState = 'connecting'; this.needResend = false; this.renderQueued = false;
@@ -126,7 +126,7 @@ export class TableClient {
   }
 
   extras(m) {
-    this.legal = m.legal || []; this.clock = m.clock || {}; this.clockAt = performance.now();
+    this.legal = m.legal || []; this.why = m.why || {}; this.clock = m.clock || {}; this.clockAt = performance.now();
     this.leaveCosts = !!m.leave_costs;
     if (this.needResend) {
       this.needResend = false;
@@ -135,6 +135,14 @@ export class TableClient {
   }
 
   // -- acting ----------------------------------------------------------------------------------
+  // Why nothing can be played for a moment (the page waits for the server), or null.
+  waitWhy() {
+    if (this.seat === null || this.seat === undefined) return null;
+    if (this.connState !== 'open') return t('Connection lost; reconnecting…');
+    if (this.pending.size || this.n === this.lastSentN) return t('your move is on its way to the table; wait a moment');
+    return null;
+  }
+
   canAct() {
     return this.seat !== null && this.pending.size === 0 && this.n !== this.lastSentN && this.connState === 'open';
   }
@@ -232,7 +240,8 @@ export class TableClient {
     else if (this.view) {
       const ctx = {
         game, view: this.view, log: this.log, mySeat, seats: tb.seats, names: tb.seats.map((s) => s.name),
-        legal: this.legal, canAct: this.canAct(), act: (a) => this.act(a), clock: this.clockNow(),
+        legal: this.legal, why: this.why, canAct: this.canAct(), act: (a) => this.act(a), clock: this.clockNow(),
+        waitWhy: this.waitWhy(),
       };
       if (this.pending.size) ctx.prompt = t('Sending…');
       if (tb.status === 'finished') parts.push(this.results(game));
@@ -244,7 +253,7 @@ export class TableClient {
     const lines = this.root.querySelector('.lines');
     if (lines && stick) lines.scrollTop = lines.scrollHeight;
     if (focusKey) {
-      const el = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) || this.root.querySelector('.hand button:not([disabled])');
+      const el = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) || this.root.querySelector('.hand button.legal');
       if (el) el.focus({preventScroll: true});
     }
   }
@@ -283,14 +292,14 @@ export class TableClient {
       const riscos = server.riscos ? server.riscos[s] : (res.riscos ? res.riscos[s] : null);
       return h('tr', {class: s === this.seat ? 'you' : ''},
         h('td', {}, placings[s] !== undefined ? `${placings[s]}.` : ''),
-        h('td', {}, tb.seats[s].name),
+        h('td', {class: 'cell-player'}, tb.seats[s].name),
         h('td', {class: 'num'}, res.scores ? String(res.scores[s]) : ''),
-        h('td', {class: 'num'}, r ? h('span', {}, signed(r.after - r.before, 2), h('span', {class: 'muted'}, ` (${r.before.toFixed(1)} → ${r.after.toFixed(1)})`)) : '—'),
+        h('td', {class: 'num'}, r ? h('span', {}, signed(r.after - r.before, 2), ' ', h('span', {class: 'muted rating-range'}, `(${r.before.toFixed(1)} → ${r.after.toFixed(1)})`)) : '—'),
         h('td', {class: 'num'}, riscos === null || riscos === undefined ? '—' : signed(riscos, 0)));
     });
     return h('section', {class: 'panel results', 'data-results': ''},
       h('h2', {}, t('Game over')),
-      h('table', {class: 'grid'},
+      h('table', {class: 'grid results-grid'},
         h('thead', {}, h('tr', {}, h('th', {}, t('Place')), h('th', {}, t('Player')), h('th', {}, t('Score')),
           h('th', {}, t('Rating change')), h('th', {}, t('RISCOS change')))),
         h('tbody', {}, rows)),

@@ -1,7 +1,7 @@
 // Euchre: trump, maker, dealer, up-card, who sits out, the score.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { cardFace, suitBadge, suitName } from '../cards.js';
+import { cardFace, cardText, suitBadge, suitName } from '../cards.js';
 import { lastEvent, seatName } from '../board.js';
 import { chip, frenchCards, trickSlots } from './common.js';
 
@@ -56,7 +56,12 @@ export default {
     const p = ctx.view.phase;
     if (p === 'bid1') return t('Order the up-card up (the dealer takes it), or pass.');
     if (p === 'bid2') return t('Name a trump suit, or pass.');
-    if (p === 'discard') return t('You picked up the up-card: click a card to discard it.');
+    if (p === 'discard') {
+      // The dealer keeps the up-card (the rules: the discard comes from the original five).
+      return ctx.view.upcard
+        ? t('You picked up the up-card {card} and keep it: click one of your own five cards to discard it.', {card: cardText(ctx.view.upcard)})
+        : t('You picked up the up-card: click a card to discard it.');
+    }
     if (p === 'defend') return t('Defend alone, or pass.');
     return t('Play a card.');
   },

@@ -12,6 +12,12 @@ function upDown(up) {
     : h('span', {class: 'updown-badge down', title: t('DOWN: the lowest eligible card wins')}, '▼ ', t('DOWN'));
 }
 
+function trickResult(ctx, trick) {
+  return trick.winner === null
+    ? t('Trick {n}: no card can win; into the pot', {n: trick.trick})
+    : t('Trick {n}: {name} wins', {n: trick.trick, name: seatName(ctx, trick.winner)});
+}
+
 export default {
   id: 'updown',
   clockwise: true,
@@ -65,7 +71,11 @@ export default {
         else if (submitted.includes(s)) slots[s] = cardBack({title: t('has chosen')});
         else slots[s] = h('span', {class: 'card empty', title: t('still choosing')}, '…');
       }
-      return {slots, caption: t('{k} of {n} have chosen; the cards are revealed together', {k: submitted.length, n})};
+      // The last trick's result stays in view while the next one is chosen (bots choose at once).
+      const last = lastEvent(ctx, 'trick');
+      return {slots, caption: [
+        last && last.round === v.round ? h('span', {class: 'last-result', 'data-last-trick': last.trick}, trickResult(ctx, last)) : null,
+        h('span', {}, t('{k} of {n} have chosen; the cards are revealed together', {k: submitted.length, n}))]};
     }
     const trick = lastEvent(ctx, 'trick');
     if (!trick || trick.round !== v.round) {
@@ -82,10 +92,7 @@ export default {
       else if (ineligible.has(s)) cls.push('ineligible');
       slots[s] = cardFace(c, {cls: cls.join(' ')});
     });
-    const caption = trick.winner === null
-      ? t('Trick {n}: no card can win; into the pot', {n: trick.trick})
-      : t('Trick {n}: {name} wins', {n: trick.trick, name: seatName(ctx, trick.winner)});
-    return {slots, caption};
+    return {slots, caption: trickResult(ctx, trick)};
   },
   prompt(ctx) {
     const v = ctx.view;

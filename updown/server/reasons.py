@@ -1,0 +1,52 @@
+"""Why each of a seat's cards cannot be played now, in the seat's language, for the browser.
+
+A frame carries the seat's ``legal`` actions; the page greys every hand card that has none. This
+module gives each greyed card its reason in the same words the terminal uses: the game's screen
+hook ``why(view, move, _)`` (``updown/cli/screen_<game>.py``), which reads the seat's own view and
+nothing else, with the shared message catalogue (:mod:`updown.i18n`) in the seat's language.
+
+The input is exactly what the seat is sent (its view and its legal actions), so a reason can name
+only cards the seat may see: its own hand, the cards on the table, the up-card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from updown.cli.screens import hooks_for
+from updown.core.protocol import Game
+from updown.i18n import translator
+
+
+def card_move(card: str, legal: set[str]) -> str:
+    """The move a hand card stands for now: discarding it in a discard phase, else playing it."""
+    if any(n.startswith("discard ") for n in legal):
+        return f"discard {card}"
+    return card
+
+
+def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str = "en") -> dict[str, str]:
+    """``{card: reason}`` for each card in the view's hand that no legal action plays (or discards).
+
+    Empty for a spectator (no hand), at the end of the game, and for a card the game's screen has
+    no words for (the page then says only that it cannot be played now). ``legal`` is the frame's
+    list of ``{"id", "notation"}``."""
+    hand = view.get("hand")
+    if not isinstance(hand, list) or not hand or view.get("phase") == "over":
+        return {}
+    notations = {str(a.get("notation")) for a in legal if isinstance(a, Mapping)} if isinstance(legal, list) else set()
+    why = hooks_for(game).why
+    _ = translator(lang)
+    out: dict[str, str] = {}
+    for item in hand:
+        card = str(item)
+        if card in notations or f"discard {card}" in notations:
+            continue
+        try:
+            reason = why(dict(view), card_move(card, notations), _)
+        except Exception:  # a reason is a courtesy: it must never stop a frame
+            reason = None
+        if reason:
+            out[card] = reason
+    return out
