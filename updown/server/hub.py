@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from updown.core.protocol import State
+from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
 from updown.server.store import HOUSE, Finish, Posting, Store, Unbalanced
 
@@ -24,6 +25,8 @@ HEARTBEAT = 5.0
 """Seconds between the stored signs of life of the seats that have a connection open here."""
 UNSEATED = 4001
 """The close code of a socket whose seat is no longer its account's (freed, left, taken, signed out)."""
+REREAD = 2.0
+"""Seconds between re-reads of the tables held here, for what ``updown admin`` changed in the database."""
 
 
 class Bus:
@@ -101,6 +104,12 @@ class Hub:
         self.loading: dict[str, asyncio.Lock] = {}
         self.tasks: list[asyncio.Task[None]] = []
         self.started_at = time.time()
+        self._stored: dict[str, Any] = {}
+        """Each held table's stored status and seats at the last re-read (:meth:`_reread`)."""
+        self._taken: dict[str, Any] = {}
+        """Each held table's stored status and seats as last taken into memory by a re-read."""
+        self._stopped: set[str] = set()
+        """Tables closed by admin that this process has stopped."""
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -152,7 +161,7 @@ class Hub:
         A person whose move time ran out is marked away, and a bot plays for them until they are
         back. A person absent (no connection anywhere, or away) for longer than the table's grace
         has left the game, exactly as if they had pressed Leave."""
-        beat = 0.0
+        beat = reread = 0.0
         while True:
             await asyncio.sleep(0.25)
             try:
@@ -160,6 +169,9 @@ class Hub:
                 if now - beat >= HEARTBEAT:
                     beat = now
                     await self._heartbeat()
+                if now - reread >= REREAD:
+                    reread = now
+                    await self._reread()
                 for live in list(self.lives.values()):
                     if not live.owned or live.status != "running":
                         continue
@@ -176,6 +188,63 @@ class Hub:
                     await self._abort_if_deserted(live)
             except Exception:
                 log.exception("clock loop")
+
+    async def _reread(self) -> None:
+        """What ``updown admin`` changed in the database, noticed within :data:`REREAD` seconds.
+
+        One read covers every open or running table held here and the accounts of every socket. A
+        table an admin closed is stopped at once: no step is stored after this, its clients get the
+        table with its new status, and a charge posted before it was stopped is returned too. Any
+        other change of a table's stored status or seats (seats handed to bots, a rename) is taken
+        once it has lasted one re-read (a change this process makes itself is in memory by then):
+        the table is re-read, its clients told, its driver kicked. A disabled account's sockets are
+        closed. Alone (no Redis), this process also drives a running table it does not hold (one
+        that admin started by filling its open seats)."""
+        held = [t for t, live in self.lives.items()
+                if live.status in ("open", "running") or (live.status == CLOSED and t not in self._stopped)]
+        accounts = {conn.account_id for live in self.lives.values() for conn in live.conns
+                    if conn.account_id is not None}
+        stored, disabled, unheld = await asyncio.to_thread(self.store.reread, held, sorted(accounts), not self.multi)
+        last, self._stored = self._stored, {}
+        for table_id, (status, seats) in stored.items():
+            live = self.lives.get(table_id)
+            if live is None:
+                continue
+            if status == CLOSED:
+                if table_id not in self._stopped:
+                    await self._closed_by_admin(live)
+                    self._stopped.add(table_id)
+                continue
+            now = (status, seats)
+            mine = (live.status, [(i.kind, i.account_id, i.name, i.left) for i in live.seats])
+            taken = self._taken.setdefault(table_id, mine)
+            if now == last.get(table_id) and (now != taken or now != mine):
+                self._taken[table_id] = now
+                await self.refresh(live)
+                await self.changed(live)
+            self._stored[table_id] = now
+        for table_id in [t for t in self._taken if t not in self._stored]:
+            del self._taken[table_id]
+        if disabled:
+            for live in list(self.lives.values()):
+                for conn in list(live.conns):
+                    if conn.account_id in disabled:
+                        live.conns.discard(conn)
+                        self.close_unseated(conn, "this account is disabled")
+        for table_id in unheld:
+            if table_id not in self.lives:
+                await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE, True)
+                await self._own(table_id)
+
+    async def _closed_by_admin(self, live: Live) -> None:
+        async with live.lock:  # no step of this table is being stored while it stops
+            await self.refresh(live)
+            if live.driver is not None and not live.driver.done():
+                live.driver.cancel()
+        live.owned = False
+        log.info("table %s: closed by an admin", live.id)
+        await asyncio.to_thread(sweep_closed, self.store.engine, live.id)
+        await self.changed(live)
 
     def present(self, live: Live, seat: int, now: float) -> bool:
         """Whether the seat's person has a connection open, here or (several processes) elsewhere."""

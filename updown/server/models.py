@@ -6,7 +6,7 @@ table is rebuilt by replaying them; nothing else about a running game is stored.
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -24,6 +24,8 @@ class Account(Base):
     kind: Mapped[str] = mapped_column(String(16))
     pw_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[float] = mapped_column(Float)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Set by ``updown admin accounts disable``: the account's sessions are ended and none is valid."""
 
 
 class Session(Base):
@@ -109,3 +111,18 @@ class Rating(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AdminAction(Base):
+    """One action of ``updown admin`` (``updown/server/admin.py``), stored in the transaction that
+    carries it out: who (the OS user, or ``--by``), when, what (``account.disable``, ``table.close``,
+    ...), on what (an account's name at the time, or a table id), why, and what it changed (JSON)."""
+
+    __tablename__ = "admin_actions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[float] = mapped_column(Float, index=True)
+    by: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    details: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON

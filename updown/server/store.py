@@ -122,7 +122,8 @@ class Store:
             row = s.get(Session, token_hash(token))
             if row is None or row.expires_at < time.time():
                 return None
-            return s.get(Account, row.account_id)
+            acc = s.get(Account, row.account_id)
+            return None if acc is None or acc.disabled else acc  # disabled by ``updown admin``
 
     def end_session(self, token: str) -> None:
         with DbSession(self.engine) as s, s.begin():
@@ -411,3 +412,23 @@ class Store:
             rows = s.scalars(select(Rating).where(Rating.account_id == account_id)).all()
             return [{"game": r.game, "mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma,
                      "games": r.games} for r in rows]
+
+    # -- what admin may have changed (``updown admin``; read by the hub every few seconds) --------
+    def reread(self, table_ids: Sequence[str], account_ids: Sequence[int], unheld: bool
+               ) -> tuple[dict[str, tuple[str, list[tuple[str, int | None, str, bool]]]], set[int], list[str]]:
+        """In one read: the stored status and seats ``(kind, account, name, left)`` of these tables,
+        which of these accounts are disabled, and (``unheld``) the running tables not among them."""
+        with DbSession(self.engine) as s:
+            tables: dict[str, tuple[str, list[tuple[str, int | None, str, bool]]]] = {}
+            if table_ids:
+                rows = s.execute(select(Table.id, Table.status, Seat.kind, Seat.account_id, Seat.name, Seat.left)
+                                 .join(Seat, Seat.table_id == Table.id).where(Table.id.in_(list(table_ids)))
+                                 .order_by(Table.id, Seat.seat)).all()
+                for table_id, status, kind, account_id, name, left in rows:
+                    tables.setdefault(table_id, (status, []))[1].append((kind, account_id, name, bool(left)))
+            disabled = set(s.scalars(select(Account.id).where(Account.id.in_(list(account_ids)),
+                                                              Account.disabled.is_(True))).all()) \
+                if account_ids else set()
+            running = [t for t in s.scalars(select(Table.id).where(Table.status == "running")).all()
+                       if t not in tables] if unheld else []
+            return tables, disabled, running
