@@ -126,6 +126,9 @@ def test_disabling_signs_the_account_out_and_enabling_lets_it_back(server: Serve
                                                        "--by", "tester")
     assert closed_code(ca) == 4001  # the server closes its socket (re-read every 2 s)
     assert ada.get("/api/me").status_code == 401
+    refused_login = httpx.post(server.base + "/api/login", json={"name": "ada", "password": PASSWORD}, timeout=20)
+    assert refused_login.status_code == 403 and "disabled" in refused_login.json()["detail"]
+    assert "set-cookie" not in refused_login.headers
     again = login(server, "ada", PASSWORD)  # signing in again gives nothing that works
     assert again.get("/api/me").status_code == 401
     assert Client(server, table["id"], cookie=cookie_of(again)).seat is None

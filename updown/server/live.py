@@ -362,6 +362,9 @@ class Live:
             raise ActionError("busy", "the table is busy; send the action again")
 
     def _check(self, seat: int, action: int) -> None:
+        if self.status in ("closed", "aborted"):
+            raise ActionError("closed", "this table was closed by the site's host" if self.status == "closed"
+                              else "this table ended without a result")
         if self.status != "running" or self.state.is_terminal():
             raise ActionError("over" if self.state.is_terminal() else "not-started",
                               "the game is over" if self.state.is_terminal() else "the game has not started")
