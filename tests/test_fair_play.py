@@ -399,3 +399,47 @@ def test_across_processes_presence_and_sign_out_follow_the_stored_state(tmp_path
     finally:
         one.stop()
         two.stop()
+
+
+@pytest.mark.skipif(PG is None or os.environ.get("UPDOWN_TEST_REDIS") is None,
+                    reason="several processes need UPDOWN_TEST_POSTGRES and UPDOWN_TEST_REDIS")
+def test_a_graceful_stop_gives_its_tables_to_the_other_process_at_once(tmp_path: Path) -> None:
+    """SIGTERM to the process driving a table: its sockets close (1012), it gives its leases back,
+    and the other process drives the table within a few seconds, not when the 10 s lease runs out."""
+    from test_server import fresh_pg_db
+
+    db, redis = fresh_pg_db(), os.environ["UPDOWN_TEST_REDIS"]
+    one = Server(db, redis=redis, log=tmp_path / "one.log").start()
+    two = Server(db, redis=redis, log=tmp_path / "two.log").start()
+    try:
+        alice = User(one, "alice")
+        table = make_table(alice, "updown", ["me", "bot:random", "bot:random", "bot:random"])  # one drives it
+        ca = alice.socket(table["id"])
+        ca.until(lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]), 30)
+        ca.send({"type": "act", "id": "a1", "action": ca.legal[0]["id"]})
+        ca.until(lambda m: m["type"] == "ack")
+        while ca.recv(0.5):
+            pass
+        last = db_rows(db, "SELECT MAX(n) FROM steps WHERE table_id = :t", t=table["id"])[0][0]
+        stopped = time.time()
+        one.stop()  # SIGTERM
+        assert closed_code(ca, 10) in (1001, 1012)
+        again = Client(two, table["id"], cookie=alice.cookie())
+        again.until(lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]), 30)
+        again.send({"type": "act", "id": "a2", "action": again.legal[0]["id"]})
+        again.until(lambda m: m["type"] == "ack")
+        deadline = time.time() + 30
+        while True:  # the first step the new driver stores (a bot's card, or chance)
+            found = db_rows(db, "SELECT MIN(at) FROM steps WHERE table_id = :t AND n > :n AND by <> 'player'",
+                            t=table["id"], n=last)[0][0]
+            if found is not None:
+                break
+            assert time.time() < deadline, "nobody drives the table after the stop"
+            time.sleep(0.1)
+        stall = found - stopped
+        print(f"longest stall after a graceful stop: {stall:.2f} s")
+        assert stall < 6, stall  # the lease alone would have kept the table for 7 to 13 s
+        assert db_rows(db, "SELECT COUNT(*) FROM steps WHERE client_id IN ('a1', 'a2')")[0][0] == 2
+    finally:
+        one.stop()
+        two.stop()

@@ -286,6 +286,12 @@ class Store:
             res = s.execute(update(Table).where(*cond).values(owner=owner, lease_until=now + seconds))
             return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
 
+    def release(self, owner: str) -> int:
+        """Give back every lease ``owner`` holds (a graceful stop); how many."""
+        with DbSession(self.engine) as s, s.begin():
+            res = s.execute(update(Table).where(Table.owner == owner).values(owner=None, lease_until=0.0))
+            return int(res.rowcount)  # type: ignore[attr-defined]
+
     def claimable(self, owner: str) -> list[str]:
         now = time.time()
         with DbSession(self.engine) as s:
