@@ -228,7 +228,7 @@ def test_closing_a_table_mid_game_returns_a_paid_leave_and_stops_it(server: Serv
     # Stopped: nothing more is stored, and an action is refused.
     steps = db_rows(db, "SELECT COUNT(*) FROM steps WHERE table_id = :t", t=tid)[0][0]
     ce.send({"type": "act", "id": "late", "action": 0})
-    assert ce.until(lambda m: m["type"] == "error" and m["id"] == "late")["code"] in ("not-started", "over")
+    assert ce.until(lambda m: m["type"] == "error" and m["id"] == "late")["code"] == "closed"
     time.sleep(2.5)
     assert db_rows(db, "SELECT COUNT(*) FROM steps WHERE table_id = :t", t=tid)[0][0] == steps
     assert ledger_sum(db) == 0

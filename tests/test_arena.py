@@ -290,4 +290,8 @@ def test_without_the_arena_extra_the_error_says_what_to_install(monkeypatch: pyt
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openskill" else real(name, *a))
     result = cli("updown", "--bots", "random,random", "-n", "2", "--workers", "1")
     assert result.exit_code == 2
-    assert "needs openskill: pip install 'updown[arena]'" in result.output
+    # The command that installs it for this very Python, as printed (from this checkout).
+    import sys
+
+    assert f"needs openskill: {sys.executable} -m pip install -e " in result.output
+    assert "[arena]'" in result.output
