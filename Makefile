@@ -39,8 +39,15 @@ serve: $(SERVER_STAMP)
 play: $(PLAY_STAMP)
 	$(BIN)/updown play updown
 
+# `make test`: pytest on $(TEST_JOBS) processes (pytest-xdist; TEST_JOBS=0 runs in this one), then mypy.
+# `.ci/services run` first starts PostgreSQL and Redis (free ports, a state directory of their own)
+# and finds Chromium, installing them where it can (root, apt, network), and stops them after, also
+# on a failure or Ctrl-C; UPDOWN_TEST_* already set are used as they are. Where a service cannot be
+# had, its tests skip and pytest's last line names them and the one command that enables them.
+TEST_JOBS ?= 2
+
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest
+	.ci/services run $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup
 	$(BIN)/mypy
 
 bench: $(PLAY_STAMP)

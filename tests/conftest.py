@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,58 +37,115 @@ if os.environ.get("UPDOWN_TEST_COMPILED") == "1":
 
 
 # -- services ------------------------------------------------------------------------------------
-# PostgreSQL and Redis (tests/test_server.py) and Chromium (tests/test_web.py) are named by these
-# variables, which `eval "$(.ci/services start)"` sets. A test whose service is missing skips with
-# a reason naming its variable. In CI (CI=true, set by the runner of .ci/run) that skip is a
-# failure: a service that did not start must not turn its tests into silent skips. Elsewhere the
-# tests skip and the summary ends with one line naming what was missing and how to start it.
+# PostgreSQL and Redis (the server tests) and Chromium (tests/test_web.py) are named by these
+# variables, which `make test` sets itself (`.ci/services run`, where it can start them) and
+# `eval "$(.ci/services start)"` sets in a shell. A test whose service is missing skips with a reason
+# naming its variable. In CI (CI=true, set by .ci/run) that skip is a failure: a service that did not
+# start must not turn its tests into silent skips. Either way pytest's last line names the tests and
+# the one command that gives them their service (`.ci/services hint` knows which).
+# Under pytest-xdist the skip becomes a failure on the worker that ran the test; the counting and
+# the last line happen where reports arrive and the summary is written (the controller).
 SERVICES = {"UPDOWN_TEST_POSTGRES": "PostgreSQL", "UPDOWN_TEST_REDIS": "Redis", "UPDOWN_TEST_CHROMIUM": "Chromium"}
 START_SERVICES = 'eval "$(.ci/services start)"'
+SERVICES_SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "services"
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
-_missing: dict[str, int] = {}  # variable -> how many tests (or modules) skipped for it
+CI_FAILS = "CI=true: a missing service fails instead of skipping: "
+_missing: dict[str, list[str]] = {}  # variable -> node ids of the tests (or modules) skipped for it
 
 
-def _skip_reason(report: pytest.CollectReport | pytest.TestReport) -> str:
+def _service_vars(report: pytest.CollectReport | pytest.TestReport) -> list[str]:
+    """The service variables a skip (or a skip CI turned into a failure) names in its reason."""
+    if hasattr(report, "wasxfail"):
+        return []
     longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, "Skipped: reason")
-        return str(longrepr[2])
-    return str(longrepr)
-
-
-def _check_service_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
-    """Count a skip for a missing service; in CI, turn it into a failure that says so."""
-    if not report.skipped or hasattr(report, "wasxfail"):
-        return
-    reason = _skip_reason(report)
-    missing = [var for var in SERVICES if var in reason]
-    if not missing:
-        return
-    for var in missing:
-        _missing[var] = _missing.get(var, 0) + 1
-    if IN_CI:
-        report.outcome = "failed"
-        report.longrepr = f"CI=true: a missing service fails instead of skipping: {reason.removeprefix('Skipped: ')}"
+    if report.skipped:
+        # (path, line, "Skipped: reason"); a list once it crossed from an xdist worker
+        reason = str(longrepr[2]) if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3 else str(longrepr)
+    elif report.failed and isinstance(longrepr, str) and longrepr.startswith(CI_FAILS):
+        reason = longrepr
+    else:
+        return []
+    return [var for var in SERVICES if var in reason]
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     outcome = yield
-    _check_service_skip(outcome.get_result())
+    _fail_in_ci(outcome.get_result())
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     outcome = yield
-    _check_service_skip(outcome.get_result())
+    _fail_in_ci(outcome.get_result())
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not _missing:
+def _fail_in_ci(report: pytest.CollectReport | pytest.TestReport) -> None:
+    if IN_CI and report.skipped and _service_vars(report):
+        longrepr = report.longrepr
+        reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        report.outcome = "failed"
+        report.longrepr = CI_FAILS + reason.removeprefix("Skipped: ")
+
+
+def _count(report: pytest.CollectReport | pytest.TestReport) -> None:
+    for var in _service_vars(report):
+        if report.nodeid not in _missing.setdefault(var, []):
+            _missing[var].append(report.nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _count(report)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _count(report)
+
+
+def _enable_command(variables: list[str]) -> str:
+    """The one command that gives these variables' tests their services, from .ci/services."""
+    try:
+        out = subprocess.run(["bash", str(SERVICES_SCRIPT), "hint", *variables], capture_output=True, text=True,
+                             timeout=30, cwd=SERVICES_SCRIPT.parent.parent)
+        return out.stdout.strip() or START_SERVICES
+    except (OSError, subprocess.SubprocessError):
+        return START_SERVICES
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After pytest's own last line: one more naming the tests that a missing service skipped (each
+    listed above it) and the command that enables them. Not on an xdist worker (nothing shows)."""
+    if not _missing or hasattr(config, "workerinput"):
         return
-    what = ", ".join(f"{SERVICES[v]} ({v}: {n} skip{'s' if n > 1 else ''})" for v, n in _missing.items())
-    verb = "failed: CI=true needs every service" if IN_CI else "their tests were skipped"
-    terminalreporter.write_line(f"services missing: {what}; {verb}. Start them with: {START_SERVICES}",
-                                yellow=not IN_CI, red=IN_CI, bold=True)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    verb = "failed (CI=true needs every service)" if IN_CI else "skipped"
+    for var, nodeids in _missing.items():
+        reporter.write_line(f"{SERVICES[var]} missing ({var} not set), {verb}:")
+        for nodeid in nodeids:
+            reporter.write_line(f"  {nodeid}")
+    parts = []
+    for var, nodeids in _missing.items():
+        files = Counter(nodeid.split("::", 1)[0] for nodeid in nodeids)
+        where = f"in {next(iter(files))}" if len(files) == 1 else f"({', '.join(f'{n} in {f}' for f, n in files.items())})"
+        parts.append(f"{SERVICES[var]}: {len(nodeids)} test{'s' if len(nodeids) > 1 else ''} {where}")
+    reporter.write_line(f"services missing, tests {verb}: {'; '.join(parts)}. "
+                        f"Enable them with: {_enable_command(list(_missing))}", yellow=not IN_CI, red=IN_CI, bold=True)
+
+
+# -- pytest-xdist ---------------------------------------------------------------------------------
+# `make test` runs the tests on two processes with --dist loadgroup: a test goes to whichever is free,
+# except that the tests of a module sharing a module-scoped fixture (one server, one browser) stay on
+# one process, so that fixture is set up once and they see it as they would in a serial run.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is not None and any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 def random_agents(game: Game[Any], players: int, seed: int) -> list[RandomBot]:

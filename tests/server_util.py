@@ -11,7 +11,9 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,25 @@ from updown.core.records import Record, replay
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port nobody listens on now. Under pytest-xdist each worker takes only ports whose number
+    hashes to its own index, so two workers never pick the same port for servers they both start.
+    (A hash, not the port's residue: Linux hands out even ports only for bind(0).)"""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    index = int(worker.removeprefix("gw")) % count if worker.startswith("gw") and count > 1 else 0
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if count == 1 or zlib.crc32(str(port).encode()) % count == index:
+            break
+    return port
+
+
+def http_client(**kw: Any) -> httpx.Client:
+    """An HTTP client for the test server. Plain http on 127.0.0.1: no TLS, so it loads no certificate
+    store (httpx's default does, at about 25 ms of CPU per client: most of a server test's own CPU)."""
+    return httpx.Client(verify=False, **kw)
 
 
 class Server:
@@ -54,15 +72,16 @@ class Server:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(args, stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}")
-            try:
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
+        with http_client(timeout=1) as http:
+            while time.time() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"the server exited with {self.proc.returncode}")
+                try:
+                    if http.get(self.base + "/api/health").status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.05)
         raise RuntimeError("the server did not start in 30 s")
 
     def kill(self) -> None:
@@ -85,7 +104,7 @@ class User:
 
     def __init__(self, server: Server, name: str | None = None, *, guest: bool = False, password: str = "pass-word-1"):
         self.server = server
-        self.http = httpx.Client(base_url=server.base, timeout=20)
+        self.http = http_client(base_url=server.base, timeout=20)
         if guest:
             r = self.http.post("/api/guest", json={"name": name} if name else {})
         else:
@@ -128,6 +147,7 @@ class Client:
         self.errors: list[dict[str, Any]] = []
         self.table_info: dict[str, Any] | None = None
         self.ws: ClientConnection | None = None
+        self._exit = ExitStack()
         self.watch = watch
         self.lang = lang
         self.connect(since)
@@ -142,14 +162,18 @@ class Client:
             query.append(f"lang={self.lang}")
         url = f"ws://127.0.0.1:{self.server.port}/ws/tables/{self.table}" + ("?" + "&".join(query) if query else "")
         headers = {"Cookie": self.cookie} if self.cookie else {}
-        self.ws = connect(url, additional_headers=headers, open_timeout=20, max_size=2**24, ping_interval=None)
+        # connect() is a context manager (websockets 17.1 deprecates holding its connection without
+        # one); this one stays open across calls, so it is entered here and left by close().
+        self._exit = ExitStack()
+        self.ws = self._exit.enter_context(
+            connect(url, additional_headers=headers, open_timeout=20, max_size=2**24, ping_interval=None))
         hello = self.recv(20)
         assert hello is not None and hello["type"] == "hello", hello
         self.seat = hello["seat"]
 
     def close(self) -> None:
         if self.ws is not None:
-            self.ws.close()
+            self._exit.close()
             self.ws = None
 
     def send(self, data: dict[str, Any] | str) -> None:
