@@ -4,6 +4,7 @@ the Parallel environment's simultaneous choice, illegal actions, text rendering.
 from __future__ import annotations
 
 import random
+import re
 import warnings
 from typing import Any
 
@@ -160,3 +161,25 @@ def test_render_is_text_from_the_spectators_view() -> None:
     assert isinstance(text, str) and "UP&DOWN" in text and "trump" in text
     for s in range(4):  # no seat's hand is drawn
         assert str(e.state_.view(s)["hand"]) not in text
+
+
+@pytest.mark.parametrize("game_id,players", [("euchre", 4), ("updown", 2)])
+def test_calls_before_reset_say_what_was_wrong(game_id: str, players: int) -> None:
+    from updown.adapters.pettingzoo import ResetNeeded
+
+    e = env(game_id, players)
+    for call, name in ((lambda: e.step(0), "step()"), (e.last, "last()"), (lambda: e.observe("player_0"), "observe()")):
+        with pytest.raises(ResetNeeded, match=rf"{re.escape(name)} called before reset\(\).*call reset\(\)"):
+            call()
+    assert e.history == []  # nothing was applied
+    e.reset(seed=1)
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))  # and after reset it plays
+    p = parallel_env(game_id, players)
+    with pytest.raises(ResetNeeded, match=r"step\(\) called before reset\(\)"):
+        p.step({})
+    obs, _ = p.reset(seed=1)
+    while p.agents:
+        obs, *_ = p.step({a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in p.agents})
+    with pytest.raises(ValueError, match="the episode is over"):  # after the end: a different message
+        p.step({})

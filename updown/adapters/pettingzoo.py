@@ -38,6 +38,15 @@ ILLEGAL_PENALTY = -1.0
 _ILLEGAL_POLICIES = ("terminate", "raise")
 
 
+class ResetNeeded(RuntimeError):
+    """A call that needs an episode (``step``, ``observe``, ``last``) came before the first ``reset()``."""
+
+
+def _before_reset(env: Any, call: str) -> ResetNeeded:
+    return ResetNeeded(f"{call} called before reset(): {env.metadata['name']} has no episode yet; "
+                       "call reset() (or reset(seed=...)) first")
+
+
 class _Core:
     """What both environments share: the state, chance, rewards from scored deals, rendering."""
 
@@ -153,6 +162,7 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
         self.truncations: dict[str, bool] = {}
         self.infos: dict[str, dict[str, Any]] = {}
         self.agent_selection = self.possible_agents[0]
+        self._started = False
 
     @property
     def state_(self) -> State:
@@ -172,6 +182,7 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         core = self._core
         core.new_episode(seed)
+        self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -182,11 +193,20 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
         self._after_move()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._started:
+            raise _before_reset(self, "observe()")
         core = self._core
         seat = core.seat_of[agent]
         return core.observe(seat, core.encoder.mask(core.state.legal_actions(seat)))
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._started:
+            raise _before_reset(self, "last()")
+        return super().last(observe)  # type: ignore[no-any-return]
+
     def step(self, action: Any) -> None:
+        if not self._started:
+            raise _before_reset(self, "step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -252,6 +272,7 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
         self.possible_agents = list(self._core.agent_names)
         self.metadata = {**self.metadata, "name": f"{g.id.replace('-', '_')}_{self._core.players}p_parallel_v0"}
         self.agents: list[str] = []
+        self._started = False
 
     @property
     def state_(self) -> State:
@@ -285,6 +306,7 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         core = self._core
         core.new_episode(seed)
+        self._started = True
         self.agents = list(self.possible_agents)
         core.resolve_chance()
         core.scored()
@@ -294,6 +316,8 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
         dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
     ]:
         core = self._core
+        if not self._started:
+            raise _before_reset(self, "step()")
         if not self.agents:
             raise ValueError("the episode is over: call reset()")
         chosen: list[tuple[int, int]] = []
