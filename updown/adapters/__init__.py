@@ -11,6 +11,9 @@ game, and nothing else; it reaches a game only through the public protocol (``ne
   found by module as the terminal's screens are.
 * :mod:`updown.adapters.pettingzoo`: AEC environments for every game, and a Parallel environment
   in which UP&DOWN's secret card choice is truly simultaneous (extra ``pettingzoo``).
+* :mod:`updown.adapters.vector`: ``num_envs`` games stepped together (every game and player
+  count), each row exactly the AEC environment's observation and mask; UP&DOWN on the batched
+  engine.
 * :mod:`updown.adapters.openspiel`: every game registered with ``pyspiel.register_game`` as a
   Python game, UP&DOWN's choice as a simultaneous-move node (extra ``openspiel``).
 
