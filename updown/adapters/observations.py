@@ -112,10 +112,20 @@ class Encoder(ABC):
     def max_game_length(self) -> int:
         """A bound on the number of steps (chance outcomes and actions) of one game."""
 
+    @abstractmethod
+    def decision_ids(self) -> list[int]:
+        """Every action id that can be a seat's decision at this player count and options,
+        ascending; ids that are only ever chance outcomes (or never used) are left out."""
+
     # -- shared --------------------------------------------------------------------------------
     @property
     def size(self) -> int:
         return self.layout.size
+
+    @functools.cached_property
+    def decisions(self) -> DecisionSpace:
+        """The compact decision-only action space (chance outcomes left out): see :class:`DecisionSpace`."""
+        return DecisionSpace(self.decision_ids(), self.num_actions)
 
     def encode(self, view: View) -> Array:
         """The observation vector of a seat's view (``view["seat"]`` must be a seat)."""
@@ -145,6 +155,58 @@ class Encoder(ABC):
         """``out[rel(s)] = values[s] / scale``, clipped to [0, 1]."""
         for s, v in enumerate(values):
             out[self.rel(view, s)] = min(max(float(v) / scale, 0.0), 1.0)
+
+
+class DecisionSpace:
+    """A compact action space of decisions only, and its mapping to the full id space.
+
+    The full space (``Encoder.num_actions``, ``action_to_str``'s numbering) holds every decision
+    and every chance outcome. The compact space numbers only the ids that can be a seat's decision
+    at this player count and options, in ascending order: compact id ``k`` is full id
+    ``full_ids[k]``. An agent never acts at a chance node, so it needs no more; chance stays
+    inside the environment.
+
+    >>> space = DecisionSpace([0, 1, 5], 8)
+    >>> space.n, space.to_full(2), space.to_compact(5), space.to_compact(3)
+    (3, 5, 2, -1)
+    >>> space.compact_mask(np.array([0, 1, 0, 0, 0, 1, 0, 0], dtype=np.int8)).tolist()
+    [0, 1, 1]
+    """
+
+    def __init__(self, full_ids: Sequence[int], num_actions: int) -> None:
+        ids = sorted(set(int(a) for a in full_ids))
+        if not ids or ids[0] < 0 or ids[-1] >= num_actions:
+            raise ValueError(f"decision ids must lie in 0..{num_actions - 1}")
+        self.n = len(ids)
+        self.num_actions = num_actions
+        self.full_ids = np.array(ids, dtype=np.int64)
+        """``full_ids[k]``: the full id of compact id ``k``."""
+        self.compact_ids = np.full(num_actions, -1, dtype=np.int64)
+        """``compact_ids[a]``: the compact id of full id ``a``, or -1 if ``a`` is never a decision."""
+        self.compact_ids[self.full_ids] = np.arange(self.n)
+        self._full = ids
+        self._compact = dict(zip(ids, range(self.n)))
+
+    def to_full(self, compact: int) -> int:
+        """The full id of a compact id; raises ValueError outside ``0..n-1``."""
+        if not 0 <= compact < self.n:
+            raise ValueError(f"{compact!r} is not a decision id (0 to {self.n - 1})")
+        return self._full[compact]
+
+    def to_compact(self, full: int) -> int:
+        """The compact id of a full id, or -1 if it is never a decision."""
+        return self._compact.get(full, -1)
+
+    def compact_mask(self, mask: npt.NDArray[Any]) -> Mask:
+        """A full-space mask (the last axis ``num_actions`` wide) as a compact one (``n`` wide)."""
+        out: Mask = np.asarray(mask)[..., self.full_ids].astype(np.int8)
+        return out
+
+    def mask(self, legal: Iterable[int]) -> Mask:
+        """1 at the compact id of every legal (full) action id."""
+        m = np.zeros(self.n, dtype=np.int8)
+        m[[self._compact[a] for a in legal]] = 1
+        return m
 
 
 def scaled(value: float, scale: float) -> float:

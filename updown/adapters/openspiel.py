@@ -41,7 +41,9 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from updown.adapters.observations import Encoder, encoder_class, encoder_for, encoder_ids, placing_utility
+from updown.adapters.observations import (
+    DecisionSpace, Encoder, encoder_class, encoder_for, encoder_ids, placing_utility,
+)
 from updown.core.options import GameOptions
 from updown.core.protocol import Game, State, View
 from updown.core.registry import get_game
@@ -54,15 +56,20 @@ def short_name(game_id: str, turns: bool = False) -> str:
     return "python_" + game_id.replace("-", "_") + ("_turns" if turns else "")
 
 
+ADAPTER_PARAMETERS = ("players", "decisions")
+"""Parameters of the adapter, not of the game's rules."""
+
+
 def _parameters(game: Game[Any]) -> dict[str, Any]:
-    params: dict[str, Any] = {"players": game.bench_players}
+    params: dict[str, Any] = {"players": game.bench_players, "decisions": False}
     for name, _kind, default, _help in game.Options.fields():
         params[name] = NONE if default is None else default
     return params
 
 
 def _options(game: Game[Any], params: dict[str, Any]) -> GameOptions:
-    values = {k: (None if v == NONE and not isinstance(v, bool) else v) for k, v in params.items() if k != "players"}
+    values = {k: (None if v == NONE and not isinstance(v, bool) else v) for k, v in params.items()
+              if k not in ADAPTER_PARAMETERS}
     options: GameOptions = game.options(values)
     return options
 
@@ -142,8 +149,10 @@ class UpdownSpielGame(pyspiel.Game):  # type: ignore[misc]
         players = int(full["players"])
         self.engine_options = _options(game, full)
         self.encoder: Encoder = encoder_for(game, players, self.engine_options)
+        self.space: DecisionSpace | None = self.encoder.decisions if full["decisions"] else None
+        """With ``decisions=true``: players' actions are the compact decision-only ids."""
         info = pyspiel.GameInfo(
-            num_distinct_actions=self.encoder.num_actions,
+            num_distinct_actions=self.space.n if self.space is not None else self.encoder.num_actions,
             max_chance_outcomes=self.encoder.num_actions,
             num_players=players,
             min_utility=-1.0,
@@ -182,13 +191,14 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
 
     # Per-game constants, set by __init__, kept out of __dict__: OpenSpiel's clone and serialize
     # start from a new initial state and copy only __dict__ (here ``_engine``).
-    __slots__ = ("__dict__", "_simultaneous", "_spiel_game")
+    __slots__ = ("__dict__", "_simultaneous", "_spiel_game", "_space")
 
     def __init__(self, game: UpdownSpielGame, state: State, start: World | None = None) -> None:
         super().__init__(game)
         self._engine = _Engine(state, game.engine_options, start)
         self._simultaneous = game.simultaneous
         self._spiel_game = game
+        self._space = game.space
 
     @property
     def engine(self) -> State:
@@ -225,7 +235,10 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
             for seat in range(s.players):
                 count *= max(1, len(s.legal_actions(seat)))
             return list(range(count))
-        return sorted(s.legal_actions(player))
+        legal = sorted(s.legal_actions(player))
+        if self._space is not None:  # compact ids keep the full ids' order
+            return [self._space.to_compact(a) for a in legal]
+        return legal
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return sorted(self._engine.state.chance_outcomes())
@@ -241,16 +254,33 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
                 legal = sorted(s.legal_actions(seat)) or [-1]
                 joint.append(legal[flat % len(legal)])
                 flat //= len(legal)
-            self._apply_actions(joint)
+            self._apply_full(joint)
             return
-        self._engine.apply(int(action), None if s.is_chance() else s.actors()[0])
+        if s.is_chance():
+            self._engine.apply(int(action), None)
+            return
+        self._engine.apply(self._full(int(action)), s.actors()[0])
+
+    def _full(self, action: int) -> int:
+        """A player's action as a full id (it is one already unless ``decisions=true``)."""
+        if self._space is None:
+            return action
+        try:
+            return self._space.to_full(action)
+        except ValueError as e:
+            raise pyspiel.SpielError(str(e)) from None
 
     def _apply_actions(self, actions: list[int]) -> None:
+        self._apply_full([self._full(int(a)) if int(a) >= 0 else -1 for a in actions])
+
+    def _apply_full(self, actions: list[int]) -> None:
         engine = self._engine
         for seat in engine.state.actors():
             engine.apply(int(actions[seat]), seat)
 
     def _action_to_string(self, player: int, action: int) -> str:
+        if player >= 0:
+            action = self._full(int(action))
         return self._spiel_game.engine_game.action_to_str(int(action))
 
     # -- outcome --------------------------------------------------------------------------------

@@ -30,12 +30,15 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
-from updown.adapters.observations import Encoder, draw_chance, encoder_for
+from updown.adapters.observations import DecisionSpace, Encoder, draw_chance, encoder_for
 from updown.core.protocol import Event, Game, State
 from updown.core.registry import get_game
 
 ILLEGAL_PENALTY = -1.0
 _ILLEGAL_POLICIES = ("terminate", "raise")
+ACTION_IDS = ("full", "decisions")
+"""``full``: every action id (decisions and chance outcomes, ``docs/observations.md``);
+``decisions``: the compact decision-only ids of :class:`DecisionSpace`."""
 
 
 class ResetNeeded(RuntimeError):
@@ -51,20 +54,26 @@ class _Core:
     """What both environments share: the state, chance, rewards from scored deals, rendering."""
 
     def __init__(self, game: str | Game[Any], players: int, options: dict[str, Any] | None,
-                 render_mode: str | None, illegal_action: str, extra_actions: int) -> None:
+                 render_mode: str | None, illegal_action: str, extra_actions: int,
+                 action_ids: str = "full") -> None:
         self.game: Game[Any] = get_game(game) if isinstance(game, str) else game
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         if illegal_action not in _ILLEGAL_POLICIES:
             raise ValueError(f"illegal_action must be one of {', '.join(_ILLEGAL_POLICIES)}, not {illegal_action!r}")
+        if action_ids not in ACTION_IDS:
+            raise ValueError(f"action_ids must be one of {', '.join(ACTION_IDS)}, not {action_ids!r}")
         self.encoder: Encoder = encoder_for(self.game, players, options)
+        self.space: DecisionSpace | None = self.encoder.decisions if action_ids == "decisions" else None
+        """The compact decision-only space when ``action_ids="decisions"`` (agents' ids are its ids)."""
         self.players = players
         self.options = self.encoder.options
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.agent_names = [f"player_{s}" for s in range(players)]
         self.seat_of = {a: s for s, a in enumerate(self.agent_names)}
-        n_actions = self.encoder.num_actions + extra_actions
+        self.num_actions = self.space.n if self.space is not None else self.encoder.num_actions
+        n_actions = self.num_actions + extra_actions
         self.obs_spaces = {
             a: gymnasium.spaces.Dict({
                 "observation": gymnasium.spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
@@ -114,14 +123,25 @@ class _Core:
     def observe(self, seat: int, mask: np.ndarray) -> dict[str, np.ndarray]:
         return {"observation": self.encoder.encode(self.state.view(seat)), "action_mask": mask}
 
+    def mask(self, legal: list[int], extra: int = 0) -> np.ndarray:
+        """The agents' mask of ``legal`` (full ids), in the agents' space, ``extra`` ids wider."""
+        m = np.zeros(self.num_actions + extra, dtype=np.int8)
+        if legal:
+            m[legal if self.space is None else self.space.compact_ids[legal]] = 1
+        return m
+
     def check_action(self, seat: int, action: Any) -> tuple[int | None, str | None]:
-        """The action as an int if legal for ``seat``; else None and why."""
+        """The action as a full id if legal for ``seat``; else None and why."""
         try:
             a = int(action)
         except (TypeError, ValueError):
             return None, f"{action!r} is not an action id"
         if a != action:
             return None, f"{action!r} is not an integer action id"
+        if self.space is not None:
+            if not 0 <= a < self.space.n:
+                return None, f"{a} is not a decision id (0 to {self.space.n - 1})"
+            a = self.space.to_full(a)
         if a not in self.state.legal_actions(seat):
             return None, f"{self.game.action_name(a)} ({a}) is not legal for seat {seat} now"
         return a, None
@@ -148,10 +168,10 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
 
     def __init__(self, game: str | Game[Any] = "updown", players: int | None = None,
                  options: dict[str, Any] | None = None, render_mode: str | None = None,
-                 illegal_action: str = "terminate") -> None:
+                 illegal_action: str = "terminate", action_ids: str = "full") -> None:
         super().__init__()
         g = get_game(game) if isinstance(game, str) else game
-        self._core = _Core(g, players or g.bench_players, options, render_mode, illegal_action, 0)
+        self._core = _Core(g, players or g.bench_players, options, render_mode, illegal_action, 0, action_ids)
         self.render_mode = render_mode
         self.possible_agents = list(self._core.agent_names)
         self.metadata = {**self.metadata, "name": f"{g.id.replace('-', '_')}_{self._core.players}p_aec_v0"}
@@ -171,7 +191,14 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
 
     @property
     def history(self) -> list[tuple[int | None, int]]:
+        """Every step of the episode as ``(seat or None, full action id)``."""
         return self._core.history
+
+    @property
+    def decision_space(self) -> DecisionSpace:
+        """The mapping between full action ids and compact decision-only ids (whichever the
+        agents use: see ``action_ids``)."""
+        return self._core.encoder.decisions
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self._core.obs_spaces[agent]
@@ -197,7 +224,7 @@ class UpdownAECEnv(AECEnv):  # type: ignore[misc]
             raise _before_reset(self, "observe()")
         core = self._core
         seat = core.seat_of[agent]
-        return core.observe(seat, core.encoder.mask(core.state.legal_actions(seat)))
+        return core.observe(seat, core.mask(core.state.legal_actions(seat)))
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._started:
@@ -264,10 +291,10 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     def __init__(self, game: str | Game[Any] = "updown", players: int | None = None,
                  options: dict[str, Any] | None = None, render_mode: str | None = None,
-                 illegal_action: str = "terminate") -> None:
+                 illegal_action: str = "terminate", action_ids: str = "full") -> None:
         g = get_game(game) if isinstance(game, str) else game
-        self._core = _Core(g, players or g.bench_players, options, render_mode, illegal_action, 1)
-        self.NOOP = self._core.encoder.num_actions
+        self._core = _Core(g, players or g.bench_players, options, render_mode, illegal_action, 1, action_ids)
+        self.NOOP = self._core.num_actions
         self.render_mode = render_mode
         self.possible_agents = list(self._core.agent_names)
         self.metadata = {**self.metadata, "name": f"{g.id.replace('-', '_')}_{self._core.players}p_parallel_v0"}
@@ -280,7 +307,14 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
 
     @property
     def history(self) -> list[tuple[int | None, int]]:
+        """Every step of the episode as ``(seat or None, full action id)``."""
         return self._core.history
+
+    @property
+    def decision_space(self) -> DecisionSpace:
+        """The mapping between full action ids and compact decision-only ids (whichever the
+        agents use: see ``action_ids``)."""
+        return self._core.encoder.decisions
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self._core.obs_spaces[agent]
@@ -294,10 +328,8 @@ class UpdownParallelEnv(ParallelEnv):  # type: ignore[misc]
         for agent in self.agents:
             seat = core.seat_of[agent]
             legal = core.state.legal_actions(seat)
-            mask = np.zeros(self.NOOP + 1, dtype=np.int8)
-            if legal:
-                mask[legal] = 1
-            else:
+            mask = core.mask(legal, 1)
+            if not legal:
                 mask[self.NOOP] = 1
             out[agent] = core.observe(seat, mask)
         return out
@@ -383,7 +415,9 @@ def env(game: str | Game[Any] = "updown", players: int | None = None, **kwargs: 
     """The AEC environment of ``game`` (an id) at ``players`` seats (default: the game's usual count).
 
     Keyword arguments: ``options`` (the game's options as a dict, e.g. ``{"rounds": 1}``),
-    ``render_mode`` (``"ansi"`` or ``"human"``), ``illegal_action`` (``"terminate"`` or ``"raise"``).
+    ``render_mode`` (``"ansi"`` or ``"human"``), ``illegal_action`` (``"terminate"`` or ``"raise"``),
+    ``action_ids`` (``"full"``: every action id; ``"decisions"``: the compact decision-only ids,
+    which ``env.decision_space`` maps to and from full ids).
     """
     return UpdownAECEnv(game, players, **kwargs)
 

@@ -21,6 +21,9 @@ observation is what that seat sees::
 * ``terminated``: the game ended in this step; it was restarted at once, so ``obs`` is already the
   new game's first decision; ``info["final_scores"]`` ``(num_envs, players)`` has the finished
   games' ``Result.scores`` (zeros for the others). ``truncated`` is always false.
+* ``action_ids="decisions"``: actions and masks in the compact decision-only space
+  (:class:`~updown.adapters.observations.DecisionSpace`, ``venv.decision_space``), as the
+  PettingZoo environments' ``action_ids="decisions"``; chance outcomes never need an id.
 * ``step`` checks every action before applying any and raises ``ValueError`` naming the game, the
   action and the seat for an illegal one (nothing is applied).
 
@@ -46,7 +49,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from updown.adapters.observations import Encoder, encoder_for
+from updown.adapters.observations import DecisionSpace, Encoder, encoder_for
 from updown.core.errors import IllegalAction
 from updown.core.protocol import Game, State
 from updown.core.registry import get_game
@@ -60,7 +63,7 @@ class VectorEnv:
 
     def __init__(self, game: str | Game[Any], players: int | None = None, num_envs: int = 8,
                  options: dict[str, Any] | None = None, seed: int | None = None, backend: str = "auto",
-                 record: bool = False) -> None:
+                 record: bool = False, action_ids: str = "full") -> None:
         g = get_game(game) if isinstance(game, str) else game
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -71,7 +74,12 @@ class VectorEnv:
         self.encoder: Encoder = encoder_for(g, self.players, options)
         self.options = self.encoder.options
         self.num_envs = num_envs
-        self.num_actions = self.encoder.num_actions
+        if action_ids not in ("full", "decisions"):
+            raise ValueError(f"action_ids must be 'full' or 'decisions', not {action_ids!r}")
+        self.decision_space: DecisionSpace = self.encoder.decisions
+        """The mapping between full action ids and compact decision-only ids."""
+        self._compact = action_ids == "decisions"
+        self.num_actions = self.decision_space.n if self._compact else self.encoder.num_actions
         self.observation_size = self.encoder.size
         batched = g.id == "updown" and self.players in (2, 3, 4)
         if backend == "batched" and not batched:
@@ -106,14 +114,23 @@ class VectorEnv:
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"step takes one integer action per game: shape ({self.num_envs},), "
                              f"not {a.shape} {a.dtype}")
-        rewards, terminated, final = self._impl.step(a.astype(np.int64, copy=False))
+        a = a.astype(np.int64, copy=False)
+        if self._compact:
+            space = self.decision_space
+            bad = (a < 0) | (a >= space.n)
+            if bad.any():
+                g = int(np.argmax(bad))
+                raise ValueError(f"game {g}: {a[g]} is not a decision id (0 to {space.n - 1})")
+            a = space.full_ids[a]
+        rewards, terminated, final = self._impl.step(a)
         info = self._info()
         info["final_scores"] = final
         return self._impl.observe(), rewards, terminated, np.zeros(self.num_envs, dtype=bool), info
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """``(num_envs, num_actions)``: 1 at each game's legal actions for its seat to act."""
-        return self._impl.masks()
+        masks = self._impl.masks()
+        return self.decision_space.compact_mask(masks) if self._compact else masks
 
     def to_act(self) -> npt.NDArray[np.int64]:
         """The seat each game waits for."""
@@ -161,12 +178,13 @@ class VectorEnv:
         """Nothing to release (for symmetry with Gymnasium)."""
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._impl.masks(), "to_act": self._impl.to_act()}
+        return {"action_mask": self.action_masks(), "to_act": self._impl.to_act()}
 
 
 def vector_env(game: str | Game[Any] = "updown", players: int | None = None, num_envs: int = 8,
                **kwargs: Any) -> VectorEnv:
-    """A :class:`VectorEnv` (keyword arguments: ``options``, ``seed``, ``backend``, ``record``)."""
+    """A :class:`VectorEnv` (keyword arguments: ``options``, ``seed``, ``backend``, ``record``,
+    ``action_ids``)."""
     return VectorEnv(game, players, num_envs, **kwargs)
 
 

@@ -85,6 +85,13 @@ class Encoder(Base):
             return [float(event["points"][s % 2]) for s in range(SEATS)]
         return None
 
+    def decision_ids(self) -> list[int]:
+        # cards played, discards, bids; "defend alone" only with the lone defender; the first
+        # dealer (62..65) is chance only
+        from updown.games.euchre import DEFEND_ALONE
+
+        return list(range(DEFEND_ALONE)) + ([DEFEND_ALONE] if self.options.lone_defender else [])
+
     def max_game_length(self) -> int:
         # A deal: 20 cards and the up-card, 8 bids, a discard, 2 lone-defender calls, 20 cards
         # played. With stick the dealer every deal scores, so a match to `target` has at most

@@ -88,6 +88,16 @@ class Encoder(Base):
             return [float(x) for x in event["scores"]]
         return None
 
+    def decision_ids(self) -> list[int]:
+        # a new column, a hand card 1..H played, a display card 1..H taken, a column to place on or
+        # give up, a pile to draw from; cards above H (no deck has them) are left out
+        from updown.games.up_or_down import COL, DRAW_DOWN, DRAW_UP, GIVE_UP, MAX_COLUMNS, NEW, TAKE
+
+        h = self.highest
+        return ([NEW] + list(range(1, h + 1)) + [TAKE + c for c in range(1, h + 1)]
+                + [COL + k for k in range(1, MAX_COLUMNS + 1)] + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1)]
+                + [DRAW_DOWN, DRAW_UP])
+
     def max_game_length(self) -> int:
         # Every card is dealt, shown or drawn once (a chance step each, plus reveals), and each
         # card played makes at most four decisions (play, take, place, draw).

@@ -80,6 +80,13 @@ class Encoder(Base):
             return [float(t) for t in event["tricks"]]
         return None
 
+    def decision_ids(self) -> list[int]:
+        # a card (the secret choice), then the leader's flip, rotations and roll; the ids above
+        # (the dice, the toss, the orientation) are chance only
+        from updown.games.updown import ROLL
+
+        return list(range(ROLL + 1))
+
     def max_game_length(self) -> int:
         # A round: the deal (at most 44 cards), dice, toss, orientation, then per trick a lead
         # (a roll adds a chance step) and one choice per seat.

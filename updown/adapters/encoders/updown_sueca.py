@@ -92,5 +92,10 @@ class Encoder(Base):
             return [-float(c) for c in event["changes"]]
         return None
 
+    def decision_ids(self) -> list[int]:
+        # every id is some decision (cards played, discards, trump, turn, play, sit out, done);
+        # the cards dealt and drawn (chance) reuse the card ids
+        return list(range(self.num_actions))
+
     def max_game_length(self) -> int:
         return DEALS * DEAL_STEPS
