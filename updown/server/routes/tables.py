@@ -1,8 +1,11 @@
-"""Tables: the games on offer, the lobby, creating, joining and leaving a table, its record, hints."""
+"""Tables: the games on offer, the lobby, creating, joining and leaving a table, its record, hints,
+the review of a finished game, and the rematch."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 import logging
 import secrets
@@ -12,15 +15,16 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import IntegrityError
 
 from updown.bots import bot_names
 from updown.core.errors import UpdownError
 from updown.core.registry import all_games, get_game
-from updown.server.deps import AccountDep, SeatDep, ServicesDep, TableDep, bad
+from updown.server.deps import AccountDep, SeatDep, Services, ServicesDep, TableDep, bad
 from updown.server.hub import new_table_id
 from updown.server.limits import Limited
-from updown.server.live import ActionError
-from updown.server.models import Seat, Table
+from updown.server.live import ActionError, Live
+from updown.server.models import Account, Seat, Table
 
 log = logging.getLogger("updown.server")
 router = APIRouter(prefix="/api")
@@ -45,7 +49,8 @@ class JoinIn(BaseModel):
 def table_summary(t: Table, seats: list[Seat]) -> dict[str, Any]:
     return {"id": t.id, "game": t.game, "players": t.players, "options": json.loads(t.options),
             "status": t.status, "rated": t.rated, "timer": t.timer, "created_at": t.created_at,
-            "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name,
+            "seats": [{"seat": s.seat, "kind": s.kind, "name": s.name, "left": bool(s.left),
+                       "reserved": s.kind == "open" and s.account_id is not None,
                        "bot": s.bot if s.kind == "bot" else None} for s in seats]}
 
 
@@ -132,17 +137,28 @@ async def get_table(live: TableDep) -> dict[str, Any]:
 
 @router.post("/tables/{table_id}/join")
 async def join(live: TableDep, body: JoinIn, acc: AccountDep, svc: ServicesDep) -> dict[str, Any]:
-    hub, store = svc.hub, svc.store
     if live.status != "open":
         raise bad(409, "the game has started; watch it instead")
     if live.rated and acc.kind != "person":
         raise bad(403, "this table is rated: register to play it")
-    if any(s.account_id == acc.id for s in live.seats):
+    if any(s.kind == "person" and s.account_id == acc.id for s in live.seats):
         raise bad(409, "you already have a seat at this table")
-    free = [i for i, s in enumerate(live.seats) if s.kind == "open"]
-    seat = body.seat if body.seat is not None else (free[0] if free else None)
+    # An open seat may be kept for one person (a rematch keeps each player's seat): only they take it.
+    mine = [i for i, s in enumerate(live.seats) if s.kind == "open" and s.account_id == acc.id]
+    free = mine or [i for i, s in enumerate(live.seats) if s.kind == "open" and s.account_id is None]
+    seat = body.seat if body.seat is not None and not mine else (free[0] if free else None)
     if seat is None or seat not in free:
-        raise bad(409, "that seat is taken" if seat is not None else "every seat is taken")
+        kept = seat is not None and 0 <= seat < len(live.seats) and live.seats[seat].kind == "open"
+        raise bad(409, "that seat is kept for another player" if kept else
+                  "that seat is taken" if seat is not None else "every seat is taken")
+    await sit(svc, live, seat, acc)
+    return live.public()
+
+
+async def sit(svc: Services, live: Live, seat: int, acc: Account) -> None:
+    """Seat ``acc`` at the open ``seat`` (the database decides races), and start the table when it
+    was the last open seat."""
+    hub, store = svc.hub, svc.store
     why = await asyncio.to_thread(store.take_seat, live.id, seat, acc.id, acc.name)
     if why is not None:  # the database decides races: one seat per account, one account per seat
         await hub.refresh(live)
@@ -153,7 +169,6 @@ async def join(live: TableDep, body: JoinIn, acc: AccountDep, svc: ServicesDep) 
     else:
         await hub.refresh(live)
         await hub.changed(live)
-    return live.public()
 
 
 @router.post("/tables/{table_id}/leave")
@@ -204,3 +219,169 @@ async def hint(live: TableDep, acc: AccountDep, svc: ServicesDep, budget: int = 
         {"id": h.action, "notation": live.game.action_to_str(h.action), "estimate": round(h.estimate, 4),
          "stderr": round(h.stderr, 4), "best": i == 0, "clearly_worse": is_mistake(hints, h.action)}
         for i, h in enumerate(hints)]}
+
+
+# -- the review of a finished game ---------------------------------------------------------------
+REVIEW_PLAYOUTS = 2400
+"""Playouts a review spends in all, spread over the seat's decisions (16 to 120 each)."""
+_reviews: dict[tuple[str, int], dict[str, Any]] = {}
+_reviewing: asyncio.Semaphore | None = None
+
+
+def _decisions(record: dict[str, Any], seat: int) -> list[tuple[int, dict[str, Any], list[int], int]]:
+    """(step, view, legal, action) at each of ``seat``'s decisions: the view as it was before acting
+    (the seat's own, nothing else), and the step of the replay viewer that shows that moment."""
+    from updown.core.records import Record, replay
+
+    pending: list[Any] = [None]
+    count = [0]
+    found: list[tuple[int, dict[str, Any], list[int], int]] = []
+
+    def on_step(state: Any, who: int | None, action: int) -> None:
+        if who == seat and pending[0] is not None:
+            at, view, legal = pending[0]
+            found.append((at, view, legal, action))
+        count[0] += 1
+        if not state.is_terminal() and seat in state.actors():
+            pending[0] = (count[0], state.view(seat), state.legal_actions(seat))
+        else:
+            pending[0] = None
+
+    rec = Record.from_dict(record)
+    from updown.core.records import new_state_for
+
+    first = new_state_for(rec)
+    if not first.is_terminal() and seat in first.actors():
+        pending[0] = (0, first.view(seat), first.legal_actions(seat))
+    replay(rec, on_step=on_step)
+    return found
+
+
+def _review(live: Live, record: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What ``updown review`` says of ``seat``'s decisions, each from that seat's view alone."""
+    from updown.bots.coach import THRESHOLD, analyse, is_mistake
+
+    game = live.game
+    decisions = _decisions(record, seat)
+    choices = [d for d in decisions if len(d[2]) >= 2]
+    per = max(16, min(120, REVIEW_PLAYOUTS // max(1, len(choices))))
+    rows = []
+    for number, (step, view, legal, action) in enumerate(decisions, start=1):
+        if len(legal) < 2:
+            continue
+        hints = analyse(game, view, legal, budget=per, seed=number)
+        played = next(h for h in hints if h.action == action)
+        rows.append({"decision": number, "step": step, "played": game.action_to_str(action),
+                     "best": game.action_to_str(hints[0].action), "played_estimate": round(played.estimate, 4),
+                     "best_estimate": round(hints[0].estimate, 4), "mistake": is_mistake(hints, action),
+                     "options": [{"notation": game.action_to_str(h.action), "estimate": round(h.estimate, 4),
+                                  "stderr": round(h.stderr, 4)} for h in hints]})
+    return {"seat": seat, "budget": per, "threshold": THRESHOLD, "decisions": rows,
+            "forced": len(decisions) - len(rows), "mistakes": sum(1 for r in rows if r["mistake"])}
+
+
+@router.get("/tables/{table_id}/review")
+async def review(live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str, Any]:
+    """The coach on the asking seat's decisions of a finished unrated game (``updown review``):
+    each decision that had a choice, the best action, and the clearly worse ones marked. Each is
+    judged from the seat's own view at that moment, as the hint was; computed once per seat."""
+    global _reviewing
+    if live.rated:
+        raise bad(403, "reviews are for unrated tables only")
+    seat = next((i for i, s in enumerate(live.seats) if s.held_by(acc.id)), None)
+    if seat is None:
+        raise bad(403, "only a player who stayed to the end gets a review, of their own seat")
+    async with live.lock:
+        await live.catch_up()
+        if not live.state.is_terminal():
+            raise bad(409, "the review comes when the game is over")
+        record = live.record(full=True)
+    key = (live.id, seat)
+    if key in _reviews:
+        return _reviews[key]
+    if _reviewing is None:
+        _reviewing = asyncio.Semaphore(1)
+    async with _reviewing:  # one review at a time in a process: they are long
+        if key in _reviews:
+            return _reviews[key]
+        await svc.limiter.hint(acc.id, REVIEW_PLAYOUTS)
+        out = await asyncio.to_thread(_review, live, record, seat)
+        while len(_reviews) >= 64:
+            _reviews.pop(next(iter(_reviews)))
+        _reviews[key] = out
+    return out
+
+
+# -- the rematch ---------------------------------------------------------------------------------
+def rematch_id(live: Live) -> str:
+    """The rematch's table id: from the old table's secret seed, so every process (and every player
+    who asks) finds the same table, and nobody can tell it from the old table's id. The new table
+    has a seed of its own: nothing of the old game's hidden cards carries over."""
+    digest = hashlib.sha256(b"updown-rematch\0" + live.seed.encode()).digest()
+    return base64.urlsafe_b64encode(digest[:12]).decode()
+
+
+async def _rematch_of(svc: Services, live: Live) -> Live | None:
+    if live.status != "finished":
+        return None
+    return await svc.hub.live(rematch_id(live))
+
+
+@router.get("/tables/{table_id}/rematch")
+async def get_rematch(live: TableDep, svc: ServicesDep) -> dict[str, Any]:
+    """The rematch of a finished table, if one of its players has asked for it (public, like the table)."""
+    found = await _rematch_of(svc, live)
+    if found is None:
+        return {"id": None, "table": None}
+    await svc.hub.refresh(found)
+    return {"id": found.id, "table": found.public()}
+
+
+@router.post("/tables/{table_id}/rematch")
+async def rematch(live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str, Any]:
+    """Ask for a rematch of a finished game: the same game, options, timer and rating, the same
+    bots in the same seats, each person who stayed to the end invited to their own seat (an open
+    seat kept for them) and a new seed. The first to ask makes the table; the others who ask take
+    their kept seat; it starts when every seat is taken. Only a player who stayed to the end may ask."""
+    if live.status != "finished":
+        raise bad(409, "a rematch comes when the game is over")
+    if not any(s.held_by(acc.id) for s in live.seats):
+        raise bad(403, "only the players of this game can ask for a rematch")
+    new_id = rematch_id(live)
+    found = await svc.hub.live(new_id)
+    if found is None:
+        seats: list[Seat] = []
+        for i, s in enumerate(live.seats):
+            if s.kind == "bot":
+                seats.append(Seat(table_id=new_id, seat=i, kind="bot", bot=s.bot, name=s.name))
+            elif s.held_by(acc.id):
+                seats.append(Seat(table_id=new_id, seat=i, kind="person", account_id=acc.id, name=acc.name))
+            elif s.kind == "person" and not s.left and s.account_id is not None:
+                seats.append(Seat(table_id=new_id, seat=i, kind="open", account_id=s.account_id, name=s.name))
+            else:  # a seat whose person left: open to anyone
+                seats.append(Seat(table_id=new_id, seat=i, kind="open", name=""))
+        await svc.limiter.new_table(acc.id, acc.kind)
+        row = Table(id=new_id, game=live.game.id, players=live.players, options=json.dumps(live.options.to_dict()),
+                    seed=secrets.token_hex(16), timer=live.timer, grace=live.grace, rated=live.rated,
+                    private=live.private, status="open", created_by=acc.id, created_at=time.time(),
+                    lease_until=0.0)
+        try:
+            await asyncio.to_thread(svc.store.create_table, row, seats)
+            log.info("table %s: rematch of %s asked by %s", new_id, live.id, acc.name)
+            if await asyncio.to_thread(svc.store.start_table, new_id):
+                await svc.hub.started(new_id)
+        except IntegrityError:
+            pass  # another player asked at the same moment: their table it is
+        found = await svc.hub.live(new_id)
+        if found is None:
+            raise bad(503, "the rematch could not be made; try again")
+    await svc.hub.refresh(found)
+    if not any(s.kind == "person" and s.account_id == acc.id for s in found.seats):
+        if found.status != "open":
+            raise bad(409, "the rematch has started without you; watch it instead")
+        mine = [i for i, s in enumerate(found.seats) if s.kind == "open" and s.account_id == acc.id]
+        free = mine or [i for i, s in enumerate(found.seats) if s.kind == "open" and s.account_id is None]
+        if not free:
+            raise bad(409, "every seat of the rematch is taken")
+        await sit(svc, found, free[0], acc)
+    return {"id": found.id, "table": found.public()}
