@@ -13,7 +13,7 @@ export function go(path) { history.pushState({}, '', path); route(); }
 document.addEventListener('click', (e) => {
   const a = e.target.closest && e.target.closest('a[data-link]');
   if (a && a.origin === location.origin && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) {
-    e.preventDefault(); go(a.pathname + a.search);
+    e.preventDefault(); go(a.pathname + a.search + a.hash);
   }
 });
 window.addEventListener('popstate', () => route());
@@ -104,29 +104,94 @@ async function signinPage(root) {
 }
 
 // -- lobby -----------------------------------------------------------------------------------------
+// The four games in a few words, for the front page (the names are the games' own).
+function gameBlurb(id) {
+  return {
+    updown: t('Before every trick the leader changes one rule (UP or DOWN, the suits, or the trump dice), then everyone picks a card in secret.'),
+    euchre: t('The classic partnership trick game: name trump, mind the bowers, take three of five tricks. First team to 10 wins.'),
+    'updown-sueca': t('The Portuguese race, each for themselves: take tricks to bring your score from 20 down to 0, or sit a deal out.'),
+    'up-or-down': t('Play a card into the ring, take a neighbour and build rising or falling columns: the more of one colour, the better.'),
+  }[id] || '';
+}
+
+// The bot a newcomer meets: the game's middle level.
+function defaultBot(g) {
+  for (const name of ['normal', 'greedy']) if (g.bots.includes(name)) return name;
+  return g.bots[0];
+}
+
+// One click into a game: you and bots, the game's usual options, unrated. A visitor who is not
+// signed in plays as a guest.
+async function playNow(g, msg) {
+  try {
+    if (!(await me())) { await api('POST', '/api/guest', {}); forgetMe(); await header(); }
+    const seats = ['me', ...Array.from({length: g.default_players - 1}, () => `bot:${defaultBot(g)}`)];
+    const tb = await api('POST', '/api/tables', {game: g.id, players: g.default_players, seats, options: {}});
+    go(`/t/${tb.id}`);
+  } catch (err) { msg.textContent = err.message; }
+}
+
+function playNowPanel(catalogue, acc) {
+  const msg = h('p', {class: 'form-error', role: 'alert'});
+  return h('section', {class: 'panel play-now', 'aria-labelledby': 'play-now-title'},
+    h('h2', {id: 'play-now-title'}, acc ? t('Play now against bots') : t('Four card games, one table')),
+    acc ? null : h('p', {class: 'lead'}, t('Play in your browser against bots or with friends. Nothing to install, no sign-up needed: you play as a guest.')),
+    h('ul', {class: 'game-cards'}, catalogue.map((g) => h('li', {class: 'game-card', 'data-game': g.id},
+      h('h3', {}, g.name), h('p', {}, gameBlurb(g.id)),
+      h('button', {type: 'button', 'data-play-now': g.id, onclick: () => playNow(g, msg)}, t('Play {game} against bots', {game: g.name}))))),
+    msg,
+    acc ? null : h('p', {class: 'muted'}, t('Have an account?'), ' ', h('a', {href: '/signin', 'data-link': ''}, t('Sign in or register')),
+      ' ', t('to play rated tables, with ratings and RISCOS.')));
+}
+
+// Your own open and running games, with Resume; a rematch you are invited to, with Join.
+function yourGames(acc, names) {
+  const mine = (acc.tables || []).filter((tb) => (tb.status === 'running' || tb.status === 'open') &&
+    tb.seats.some((s) => s.name === acc.name && ((s.kind === 'person' && !s.left) || (s.kind === 'open' && s.reserved))));
+  if (!mine.length) return null;
+  return h('section', {class: 'panel your-games', 'aria-labelledby': 'your-games-title'},
+    h('h2', {id: 'your-games-title'}, t('Your games')),
+    h('table', {class: 'grid stack'}, h('tbody', {}, mine.map((tb) => {
+      const seated = tb.seats.some((s) => s.kind === 'person' && s.name === acc.name);
+      const label = tb.status === 'running' ? t('Resume') : seated ? t('Open') : t('Join');
+      return h('tr', {'data-table': tb.id},
+        h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
+        h('td', {class: 'cell-status'}, !seated ? t('you are invited') : statusText(tb.status)),
+        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name || t('open')) : s.name).join(', ')),
+        h('td', {class: 'buttons'}, h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, label)));
+    }))));
+}
+
 async function lobbyPage(root) {
-  const acc = await me();
+  const acc = await me(true);
   const catalogue = await games();
+  const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
   const list = h('div', {class: 'panel'}, h('p', {class: 'muted'}, t('Loading…')));
   const refresh = async () => {
     let tables = [];
     try { tables = await api('GET', '/api/tables?status=open,running'); } catch (e) { /* shown empty */ }
-    const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
+    const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
     mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables stack'},
       h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, ''))),
       h('tbody', {}, tables.map((tb) => h('tr', {},
         h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
-        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? t('open') : s.name).join(', ')),
+        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : s.name).join(', ')),
         h('td', {class: 'cell-status'}, statusText(tb.status)),
         h('td', {class: 'buttons'},
-          tb.status === 'open' ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
-          h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch')))))))
+          // Your own running game: Resume (not only Watch).
+          tb.status === 'running' && seatedAt(tb) ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, t('Resume'))
+            : [tb.status === 'open' && tb.seats.some((s) => s.kind === 'open' && (!s.name || (acc && s.name === acc.name)))
+              ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
+            h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch'))])))))
       : h('p', {class: 'muted'}, t('No open tables. Create one!')));
   };
-  const create = acc ? createForm(catalogue, acc) : h('div', {class: 'panel'}, h('h2', {}, t('Play')),
-    h('p', {}, t('Sign in, register or play as a guest to create a table.')),
-    h('a', {class: 'button', href: '/signin', 'data-link': ''}, t('Sign in')));
-  mount(root, h('div', {class: 'page lobby'}, h('h1', {}, t('Lobby')), h('div', {class: 'cols2'}, create, list)));
+  if (!acc) {
+    // The front page for a visitor: what the four games are, and one click into one of them.
+    mount(root, h('div', {class: 'page lobby front'}, h('h1', {}, t('Welcome to updown')), playNowPanel(catalogue, null), list));
+  } else {
+    mount(root, h('div', {class: 'page lobby'}, h('h1', {}, t('Lobby')), yourGames(acc, names), playNowPanel(catalogue, acc),
+      h('div', {class: 'cols2'}, createForm(catalogue, acc), list)));
+  }
   await refresh();
   const timer = setInterval(refresh, 5000);
   cleanup = () => clearInterval(timer);
@@ -169,8 +234,9 @@ function createForm(catalogue, acc) {
       mount(seatsBox, Array.from({length: n}, (_, i) => h('label', {}, t('Seat {n}', {n: i + 1}),
         h('select', {name: `seat${i}`, 'data-seat': i},
           i === 0 ? h('option', {value: 'me'}, t('you')) : null,
-          h('option', {value: 'open', selected: i > 0 && i < 2}, t('open (a person)')),
-          g.bots.map((b) => h('option', {value: `bot:${b}`, selected: i >= 2 && b === (g.bots.includes('greedy') ? 'greedy' : g.bots[0])}, t('bot: {name}', {name: b})))))));
+          // Bots in every other seat by default: a table that starts at once, not a waiting room.
+          h('option', {value: 'open'}, t('open (a person)')),
+          g.bots.map((b) => h('option', {value: `bot:${b}`, selected: i > 0 && b === defaultBot(g)}, t('bot: {name}', {name: b})))))));
     };
     drawSeats();
     mount(body,

@@ -3,6 +3,7 @@
 // replay viewer (replay.js). Per-game screens live in games/*.js.
 import { h } from './dom.js';
 import { t } from './i18n.js';
+import { cardText } from './cards.js';
 
 const POSITIONS = {
   2: ['bottom', 'top'],
@@ -38,12 +39,18 @@ export function actionButton(ctx, notation, content, extra = {}) {
   const ok = canPlay(ctx, notation);
   const why = ok ? null : (ctx.waitWhy || t('cannot be played now'));
   return h('button', {
-    type: 'button', class: `act ${ok ? 'legal' : 'illegal'} ${extra.cls || ''}`, 'aria-disabled': ok ? null : 'true',
+    type: 'button', class: `act ${ok ? 'legal' : 'illegal'} ${extra.cls || ''} ${hintClass(ctx, notation)}`, 'aria-disabled': ok ? null : 'true',
     'data-action': ok ? notation : null, 'data-key': extra.key || `a:${notation}`,
     title: why ? (extra.title ? `${extra.title}: ${why}` : why) : (extra.title || null),
     'aria-label': extra.label ? (why ? `${extra.label} (${why})` : extra.label) : null,
     onclick: ok ? () => ctx.act(notation) : null,
   }, content);
+}
+
+// The coach's best action is ringed once a hint came (ctx.hints: notation -> {estimate, best}).
+export function hintClass(ctx, notation) {
+  const x = ctx.hints && notation ? ctx.hints.get(notation) : null;
+  return x && x.best ? 'hint-best' : '';
 }
 
 // Why a hand card is greyed: a legal card only waits for the server; any other has the server's
@@ -52,6 +59,16 @@ export function actionButton(ctx, notation, content, extra = {}) {
 export function cardWhy(ctx, card, action) {
   if (action && ctx.waitWhy) return ctx.waitWhy;
   return (ctx.why && ctx.why[String(card)]) || ctx.waitWhy || t('cannot be played now');
+}
+
+// An action in words: a card as "Q♥", a discard as "discard Q♥", else the game's own label.
+export function actionText(ctx, notation) {
+  const card = /^(10|[2-9JQKA])[CDHS]$/;
+  if (card.test(notation) && ctx.game.cardLabel && ctx.game.id !== 'up-or-down') return cardText(notation);
+  const m = /^discard ((?:10|[2-9JQKA])[CDHS])$/.exec(notation);
+  if (m) return t('discard {card}', {card: cardText(m[1])});
+  if (ctx.review && notation === 'flip') return t('Flip the card'); // the end's view says nothing of which way
+  return ctx.game.actionLabel ? ctx.game.actionLabel(ctx, notation) : notation;
 }
 
 function sentence(s) { return s ? s.charAt(0).toUpperCase() + s.slice(1) : s; }
@@ -148,7 +165,7 @@ export function renderBoard(ctx) {
       if (why) reasons.push(why);
       const show = why ? () => { hint.textContent = `${label}: ${why}`; hint.classList.add('on-card'); } : null;
       return h('button', {
-        type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''}`,
+        type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''} ${hintClass(ctx, action)}`,
         'aria-disabled': ok ? null : 'true', 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
         'data-why': why, title: why ? `${label}: ${why}` : null,
         'aria-label': label + (ok ? '' : ` (${t('cannot be played now')}: ${why})`),
@@ -169,6 +186,7 @@ export function renderBoard(ctx) {
   if (g.boardActions) for (const a of g.boardActions(ctx)) used.add(a);
   const prompt = ctx.prompt !== undefined ? ctx.prompt : (ctx.canAct && ctx.legal && ctx.legal.length && g.prompt ? g.prompt(ctx) : null);
   if (prompt) parts.push(h('div', {class: 'prompt', role: 'status'}, prompt));
+  if (ctx.coach) parts.push(ctx.coach);
   if (ctx.act && ctx.legal && ctx.legal.length) {
     const rest = ctx.legal.filter((a) => !used.has(a.notation) || (g.alsoButton && g.alsoButton(a.notation)));
     if (rest.length) {

@@ -30,7 +30,7 @@ export function cardFace(card, opts = {}) {
   const {rank, suit} = splitCard(card);
   const red = suit === 'H' || suit === 'D';
   return h('span', {class: `card ${red ? 'red' : 'black'} suit-${suit} ${opts.cls || ''}`, title: cardLabel(card),
-                    'aria-label': cardLabel(card), role: 'img'},
+                    'aria-label': cardLabel(card), role: 'img', 'data-c': card},
     h('span', {class: 'rank'}, rank), h('span', {class: 'pip'}, SUIT_SYMBOL[suit] || suit));
 }
 

@@ -54,3 +54,9 @@ export function markdown(text) {
   flush();
   return root;
 }
+
+// Go to a page of the site without reloading it (app.js routes on popstate).
+export function navigate(path) {
+  history.pushState({}, '', path);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}

@@ -1,18 +1,89 @@
 // The replay viewer: open a record (a finished table's, or a file), step forwards and back, watch
 // as a spectator or, for a finished game, with every hand. The server steps the record through the
 // engine (POST /web/replay); the page draws each step with the same per-game screens as the table.
+//
+// The moves are listed by deal (or round) and trick; a deal is one step (not one per card dealt);
+// players are named. The arrow keys step (Up/Down: a trick at a time), the slider drags, and the
+// address's hash (#step=K, K the record's step) is a link to the position shown.
 import { h, mount } from './dom.js';
 import { t } from './i18n.js';
-import { renderBoard } from './board.js';
+import { actionText, renderBoard } from './board.js';
 import { screenFor } from './gamescreens.js';
 
 const MAX_BYTES = 2_000_000;
+const OUTER_END = new Set(['score', 'round']);
+
+// What the record's steps become in the viewer: items (a run of chance steps, such as a deal, is
+// one item; each action is one) and groups (deals or rounds, each with its tricks).
+export function buildMoves(d) {
+  const game = screenFor(d.game);
+  const steps = d.steps;
+  const items = [];
+  let i = 0;
+  while (i < steps.length) {
+    const s = steps[i];
+    if (i === 0 || s.seat === null || s.seat === undefined) {
+      // Step 0 (the table before anything happened) and every run of chance steps: one item.
+      let j = i;
+      while (j + 1 < steps.length && (steps[j + 1].seat === null || steps[j + 1].seat === undefined)) j++;
+      const run = steps.slice(i, j + 1);
+      const labels = run.map((x) => (x.step || '').split(':')[0].trim());
+      const lines = run.flatMap((x) => x.lines);
+      let text;
+      if (i === 0 && j === 0) text = t('The start');
+      else if (labels.some((l) => l.startsWith('deal'))) text = t('The cards are dealt');
+      else if (lines.length) text = lines[0];
+      else if (labels.some((l) => l === 'draw')) text = t('Cards are drawn');
+      else text = t('A chance step');
+      items.push({first: i, last: j, seat: null, text, chance: true});
+      i = j + 1;
+    } else {
+      const notation = s.step.slice(s.step.indexOf(': ') + 2);
+      const before = {game, view: steps[i - 1].view, log: [], mySeat: null, names: d.seats};
+      items.push({first: i, last: i, seat: s.seat, who: d.seats[s.seat] || t('Seat {n}', {n: s.seat + 1}),
+        text: actionText(before, notation), card: /^(10|[2-9JQKA])[CDHS]$/.test(notation) || /^play /.test(notation)});
+      i += 1;
+    }
+  }
+  const events = (it) => steps.slice(it.first, it.last + 1).flatMap((x) => x.events.map((e) => e.type));
+  const hasTricks = steps.some((x) => x.events.some((e) => e.type === 'trick'));
+  const outerName = d.game === 'updown' ? (n) => t('Round {n}', {n}) : (n) => t('Deal {n}', {n});
+  const groups = [];
+  let outer = null; let inner = null; let tricks = 0;
+  const newOuter = (at) => { outer = {title: hasTricks ? outerName(groups.length + 1) : t('The game'), start: at, entries: []}; groups.push(outer); inner = null; tricks = 0; };
+  items.forEach((it, k) => {
+    if (!outer) newOuter(k);
+    const types = events(it);
+    if (hasTricks) {
+      if (!inner && it.card) { inner = {title: t('Trick {n}', {n: ++tricks}), start: k, end: k, items: []}; outer.entries.push({group: inner}); }
+    } else if (it.seat !== null && (!inner || inner.seat !== it.seat)) {
+      // A game without tricks: each player's turn is a group.
+      inner = {title: t('{name}’s turn', {name: it.who}), seat: it.seat, start: k, end: k, items: []};
+      outer.entries.push({group: inner});
+    } else if (it.seat === null) inner = null;
+    if (inner) { inner.items.push(k); inner.end = k; } else outer.entries.push({item: k});
+    it.outer = groups.length - 1;
+    it.trick = inner && hasTricks ? tricks : null;
+    if (types.includes('trick')) inner = null;
+    if (types.some((x) => OUTER_END.has(x)) && k < items.length - 1) outer = null;
+  });
+  return {items, groups};
+}
 
 export async function replayPage(root) {
-  const state = {data: null, i: 0, all: false, error: null};
+  const state = {data: null, moves: null, pos: 0, all: false, error: null};
   const fileInput = h('input', {type: 'file', accept: '.json,application/json', id: 'replay-file'});
   const tableInput = h('input', {name: 'table', placeholder: t('table id'), id: 'replay-table'});
   const out = h('div', {class: 'replay-out'});
+  const posOfStep = (k) => {
+    const items = state.moves.items;
+    const found = items.findIndex((it) => it.first <= k && k <= it.last);
+    return found < 0 ? items.length - 1 : found;
+  };
+  const fromHash = () => {
+    const m = /^#step=(\d+)$/.exec(location.hash);
+    return m ? +m[1] : null;
+  };
   const load = async (text) => {
     state.error = null; state.data = null;
     if (text.length > MAX_BYTES) { state.error = t('A record may have at most 2 MB.'); draw(); return; }
@@ -20,7 +91,11 @@ export async function replayPage(root) {
       const r = await fetch('/web/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: text});
       const data = await r.json().catch(() => ({}));
       if (!r.ok) { state.error = t('This record cannot be opened: {reason}', {reason: data.detail || `HTTP ${r.status}`}); }
-      else { state.data = data; state.i = data.steps.length - 1; state.all = data.finished; }
+      else {
+        state.data = data; state.moves = buildMoves(data); state.all = data.finished;
+        const k = fromHash();
+        state.pos = k === null ? state.moves.items.length - 1 : posOfStep(k);
+      }
     } catch (e) { state.error = t('The server cannot be reached.'); }
     draw();
   };
@@ -37,48 +112,112 @@ export async function replayPage(root) {
     if (f.size > MAX_BYTES) { state.error = t('A record may have at most 2 MB.'); draw(); return; }
     await load(await f.text());
   });
-  const step = (d) => { if (!state.data) return; state.i = Math.max(0, Math.min(state.data.steps.length - 1, state.i + d)); draw(); };
-  const onKey = (e) => {
-    if (!state.data || ['INPUT', 'SELECT', 'TEXTAREA'].includes(document.activeElement.tagName) && document.activeElement.type !== 'range') return;
-    if (e.key === 'ArrowRight') { step(1); e.preventDefault(); }
-    if (e.key === 'ArrowLeft') { step(-1); e.preventDefault(); }
+  const jump = (pos, focusList = false) => {
+    if (!state.data) return;
+    state.pos = Math.max(0, Math.min(state.moves.items.length - 1, pos));
+    const k = state.moves.items[state.pos].last;
+    history.replaceState(history.state, '', `${location.pathname}${location.search}#step=${k}`);
+    draw(focusList);
   };
+  const step = (d) => jump(state.pos + d);
+  // Up and Down: to the end of the previous or next trick (or group).
+  const trickJump = (dir) => {
+    const ends = [];
+    for (const g of state.moves.groups) for (const e of g.entries) if (e.group) ends.push(e.group.end);
+    const target = dir > 0 ? ends.find((x) => x > state.pos) : ends.reverse().find((x) => x < state.pos);
+    jump(target === undefined ? (dir > 0 ? state.moves.items.length - 1 : 0) : target);
+  };
+  const onKey = (e) => {
+    const el = document.activeElement;
+    if (!state.data || (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName) && el.type !== 'range') || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (document.getElementById('modal-root').firstChild) return;
+    const keys = {ArrowRight: () => step(1), ArrowLeft: () => step(-1), ArrowDown: () => trickJump(1), ArrowUp: () => trickJump(-1),
+      Home: () => jump(0), End: () => jump(state.moves.items.length - 1)};
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  };
+  const onHash = () => { const k = fromHash(); if (state.data && k !== null) { state.pos = posOfStep(k); draw(); } };
   document.addEventListener('keydown', onKey);
+  window.addEventListener('hashchange', onHash);
 
-  function draw() {
+  function moveList() {
+    const {items, groups} = state.moves;
+    const cur = state.pos;
+    const itemButton = (k) => {
+      const it = items[k];
+      return h('li', {}, h('button', {type: 'button', class: `move ${k === cur ? 'current' : ''}`, 'data-pos': k,
+        'aria-current': k === cur ? 'step' : null, onclick: () => jump(k)},
+      it.who ? [h('span', {class: 'mv-who'}, it.who), ': '] : null, it.text));
+    };
+    return h('nav', {class: 'panel moves', 'aria-label': t('Moves')}, groups.map((g) => h('section', {class: 'deal-group'},
+      h('h3', {}, h('button', {type: 'button', class: `group-head ${items[cur].outer === groups.indexOf(g) && g.start === cur ? 'current' : ''}`,
+        'data-group': g.title, onclick: () => jump(g.start)}, g.title)),
+      h('ol', {}, g.entries.map((e) => e.group
+        ? h('li', {class: 'trick-group'}, h('button', {type: 'button', class: 'group-head', 'data-trick': e.group.title,
+          onclick: () => jump(e.group.end), title: t('Go to the end of {what}', {what: e.group.title})}, e.group.title),
+        h('ol', {}, e.group.items.map(itemButton)))
+        : itemButton(e.item))))));
+  }
+
+  function draw(focusList = false) {
     if (state.error) { mount(out, h('div', {class: 'banner error', role: 'alert', 'data-replay-error': ''}, state.error)); return; }
     const d = state.data;
     if (!d) { mount(out); return; }
-    const s = d.steps[state.i];
+    const items = state.moves.items;
+    const it = items[state.pos];
+    const s = d.steps[it.last];
     const log = []; const lines = [];
-    for (let k = 0; k <= state.i; k++) { log.push(...d.steps[k].events); lines.push(...d.steps[k].lines); }
+    for (let k = 0; k <= it.last; k++) { log.push(...d.steps[k].events); lines.push(...d.steps[k].lines); }
+    const stepLines = d.steps.slice(it.first, it.last + 1).flatMap((x) => x.lines);
     const game = screenFor(d.game);
     const ctx = {game, view: {...s.view, log}, log, mySeat: null,
       seats: d.seats.map((name, i) => ({seat: i, name})), names: d.seats, legal: [], canAct: false, act: null,
       clock: {}, seatViews: state.all && s.seats ? s.seats : null, prompt: null};
-    const slider = h('input', {type: 'range', min: 0, max: d.steps.length - 1, value: state.i, 'aria-label': t('Step'),
-      oninput: (e) => { state.i = +e.target.value; draw(); }});
+    const where = [state.moves.groups[it.outer] ? state.moves.groups[it.outer].title : null,
+      it.trick ? t('Trick {n}', {n: it.trick}) : null].filter(Boolean).join(' · ');
+    const slider = h('input', {type: 'range', min: 0, max: items.length - 1, value: state.pos, 'aria-label': t('Step'), id: 'replay-slider',
+      'aria-valuetext': `${where}: ${it.who ? `${it.who}: ` : ''}${it.text}`,
+      oninput: (e) => jump(+e.target.value)});
     const modeSel = h('select', {id: 'replay-mode', 'aria-label': t('Show'), disabled: !d.finished,
       onchange: (e) => { state.all = e.target.value === 'all'; draw(); }},
       h('option', {value: 'spectator', selected: !state.all}, t('as a spectator')),
       h('option', {value: 'all', selected: state.all}, t('with all hands')));
+    const copyMsg = h('span', {class: 'muted', role: 'status'});
+    const keepFocus = document.activeElement && document.activeElement.id;
+    const moves = moveList();
     mount(out,
-      h('div', {class: 'panel replay-bar', 'data-step': state.i},
+      h('div', {class: 'panel replay-bar', 'data-step': state.pos, 'data-record-step': it.last},
         h('strong', {}, d.game_name), ' · ', d.seats.join(', '),
         h('div', {class: 'controls'},
-          h('button', {type: 'button', onclick: () => { state.i = 0; draw(); }, 'aria-label': t('First step')}, '|◀'),
+          h('button', {type: 'button', onclick: () => jump(0), 'aria-label': t('First step')}, '|◀'),
           h('button', {type: 'button', id: 'replay-back', onclick: () => step(-1), 'aria-label': t('Back')}, '◀'),
           slider,
           h('button', {type: 'button', id: 'replay-forward', onclick: () => step(1), 'aria-label': t('Forward')}, '▶'),
-          h('button', {type: 'button', onclick: () => { state.i = d.steps.length - 1; draw(); }, 'aria-label': t('Last step')}, '▶|'),
+          h('button', {type: 'button', onclick: () => jump(items.length - 1), 'aria-label': t('Last step')}, '▶|'),
           modeSel),
-        h('div', {class: 'muted'}, t('Step {i} of {n}', {i: state.i, n: d.steps.length - 1}), s.step ? ` · ${s.step}` : '',
-          d.finished ? '' : ` · ${t('not a finished game: only what a spectator sees')}`),
-        s.lines.length ? h('ul', {class: 'step-lines'}, s.lines.map((l) => h('li', {}, l))) : null),
-      renderBoard(ctx),
-      h('section', {class: 'panel log'}, h('h2', {}, t('What happened')),
-        h('ol', {class: 'lines'}, lines.slice(-300).map((l) => h('li', {}, l)))));
+        h('div', {class: 'replay-where', 'data-where': ''}, where ? `${where} · ` : '', it.who ? `${it.who}: ` : '', it.text),
+        h('div', {class: 'muted'}, t('Step {i} of {n}', {i: state.pos, n: items.length - 1}),
+          d.finished ? '' : ` · ${t('not a finished game: only what a spectator sees')}`, ' · ',
+          h('button', {type: 'button', class: 'secondary small-btn', id: 'replay-link', onclick: async () => {
+            try { await navigator.clipboard.writeText(location.href); copyMsg.textContent = t('Link copied.'); } catch (e) { copyMsg.textContent = location.href; }
+          }}, t('Copy the link to this position')), ' ', copyMsg),
+        h('p', {class: 'muted keys-help'}, t('Keys: ← → a step, ↑ ↓ a trick, Home and End.')),
+        stepLines.length ? h('ul', {class: 'step-lines'}, stepLines.map((l) => h('li', {}, l))) : null),
+      h('div', {class: 'replay-main'},
+        h('div', {}, renderBoard(ctx),
+          h('section', {class: 'panel log'}, h('h2', {}, t('What happened')),
+            h('ol', {class: 'lines'}, lines.slice(-300).map((l) => h('li', {}, l))))),
+        moves));
     const ol = out.querySelector('.lines'); if (ol) ol.scrollTop = ol.scrollHeight;
+    // Keep the current move in view inside the list (not by scrolling the page).
+    const current = moves.querySelector('button.move.current');
+    if (current) {
+      const top = current.offsetTop - moves.offsetTop;
+      if (top < moves.scrollTop || top > moves.scrollTop + moves.clientHeight - current.offsetHeight) {
+        moves.scrollTop = Math.max(0, top - moves.clientHeight / 2);
+      }
+      if (focusList) current.focus({preventScroll: true});
+    }
+    if (keepFocus) { const el = document.getElementById(keepFocus); if (el) el.focus({preventScroll: true}); }
   }
 
   mount(root, h('div', {class: 'page replay'}, h('h1', {}, t('Replay viewer')),
@@ -89,5 +228,5 @@ export async function replayPage(root) {
     out));
   const id = new URLSearchParams(location.search).get('table');
   if (id) { tableInput.value = id; await fromTable(id); }
-  return () => document.removeEventListener('keydown', onKey);
+  return () => { document.removeEventListener('keydown', onKey); window.removeEventListener('hashchange', onHash); };
 }

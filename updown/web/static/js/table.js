@@ -2,12 +2,14 @@
 //   - keep the frame number n; a snapshot replaces the view, a frame appends its events;
 //   - a frame whose `from` is not our n: ask for a resync;
 //   - after a drop, reconnect with ?since=n, and resend every unacknowledged action with its id.
-import { h, mount } from './dom.js';
+import { h, mount, navigate } from './dom.js';
 import { lang, t } from './i18n.js';
 import { api, me } from './api.js';
-import { formatClock, renderBoard, seatName } from './board.js';
+import { actionText, formatClock, renderBoard, seatName } from './board.js';
 import { screenFor } from './gamescreens.js';
 import { modal, showRules } from './rules.js';
+import { animate, measure } from './motion.js';
+import { chime, notifyOn, notifyPermission, notifySupported, notifyTurn, setNotify, setSound, soundOn, turnTitle } from './alerts.js';
 
 const MAJOR = new Set(['trick', 'round', 'score', 'end', 'lone', 'tiebreak']);
 
@@ -20,6 +22,9 @@ export class TableClient {
     this.seat = null; this.helloSeat = undefined; this.account = null;
     this.pending = new Map(this.loadPending()); this.lastSentN = null; this.counter = 0;
     this.message = null; this.connState = 'connecting'; this.needResend = false; this.renderQueued = false;
+    this.motions = 0; this.myTurn = false; this.turns = 0; this.beeps = 0; this.notified = 0; // turn alerts (counted for tests)
+    this.hint = null; this.review = null; this.rematch = null; this.rematchTimer = null;
+    this.wantFocus = false; this.resultsShown = false;
     this.tick = setInterval(() => this.tickClocks(), 500);
   }
 
@@ -37,7 +42,8 @@ export class TableClient {
   }
 
   stop() {
-    this.stopped = true; clearInterval(this.tick);
+    this.stopped = true; clearInterval(this.tick); clearInterval(this.rematchTimer);
+    document.title = 'updown';
     if (this.ws) { try { this.ws.close(); } catch (e) { /* gone */ } }
     window.__table = null;
   }
@@ -122,7 +128,24 @@ export class TableClient {
       default:
         break;
     }
+    this.turnCheck();
     this.queueRender();
+  }
+
+  // The tab's title says when it is your turn, at once (a hidden tab draws nothing until it is
+  // shown again); when the turn comes, a chime if you turned the sound on, and a notification if
+  // the tab is hidden and you allowed them.
+  turnCheck() {
+    const tb = this.table;
+    const mine = !!(tb && tb.status === 'running' && this.seat !== null && this.seat !== undefined && this.view &&
+      this.legal.length && !(tb.seats[this.seat] && (tb.seats[this.seat].away || tb.seats[this.seat].left)));
+    document.title = turnTitle(mine, tb && tb.game_name);
+    if (mine && !this.myTurn) {
+      this.turns++;
+      if (soundOn() && chime()) this.beeps++;
+      if (notifyTurn(tb.game_name, `updown-${this.id}`)) this.notified++;
+    }
+    this.myTurn = mine;
   }
 
   extras(m) {
@@ -152,7 +175,8 @@ export class TableClient {
     if (!a || !this.canAct()) return;
     const id = `${Date.now().toString(36)}-${(++this.counter).toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
     this.pending.set(id, a.id); this.savePending();
-    this.lastSentN = this.n; this.message = null;
+    this.lastSentN = this.n; this.message = null; this.hint = null;
+    this.wantFocus = true; // after the action, the focus goes to the next thing to do (render)
     this.send({type: 'act', id, action: a.id});
     this.render();
   }
@@ -188,7 +212,9 @@ export class TableClient {
   queueRender() {
     if (this.renderQueued) return;
     this.renderQueued = true;
-    requestAnimationFrame(() => { this.renderQueued = false; this.render(); });
+    const draw = () => { this.renderQueued = false; this.render(); };
+    // A hidden tab gets no animation frames: draw anyway, so it is up to date when shown.
+    if (document.visibilityState === 'hidden') setTimeout(draw, 0); else requestAnimationFrame(draw);
   }
 
   clockNow() {
@@ -211,7 +237,10 @@ export class TableClient {
     window.__table = this;
     const tb = this.table;
     const game = screenFor(tb.game);
-    const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.key : null;
+    const active = document.activeElement;
+    const inTable = !!active && (active === document.body || this.root.contains(active));
+    const focusKey = inTable && active.dataset ? active.dataset.key : null;
+    if (!inTable) this.wantFocus = false; // the player went elsewhere (a menu, a dialog): leave the focus there
     const logScroll = this.root.querySelector('.lines');
     const stick = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 30;
     const mySeat = this.seat;
@@ -221,6 +250,7 @@ export class TableClient {
       h('h1', {}, tb.game_name, ' ', h('span', {class: `status st-${tb.status}`}, statusText(tb.status))),
       h('div', {class: 'head-buttons'},
         h('button', {type: 'button', class: 'secondary', onclick: () => showRules(tb.game, tb.game_name)}, t('Rules')),
+        seated && (tb.status === 'running' || tb.status === 'open') ? this.alertButtons() : null,
         tb.status === 'running' && seated && mine && !mine.left
           ? h('button', {type: 'button', class: 'danger', 'data-leave': '', onclick: () => this.leave()}, t('Leave the game')) : null,
         tb.status === 'open' && seated
@@ -244,18 +274,179 @@ export class TableClient {
         waitWhy: this.waitWhy(),
       };
       if (this.pending.size) ctx.prompt = t('Sending…');
-      if (tb.status === 'finished') parts.push(this.results(game));
+      ctx.coach = this.coachPanel(ctx);
+      if (this.hint && this.hint.n === this.n && this.hint.list) {
+        ctx.hints = new Map(this.hint.list.map((x) => [x.notation, x]));
+      }
       parts.push(renderBoard(ctx));
+      // The game's end is shown under the hand, where the player was looking, and scrolled to.
+      if (tb.status === 'finished') parts.push(this.results(game, ctx));
       parts.push(this.linesPanel());
     } else parts.push(h('p', {class: 'muted'}, t('Loading…')));
+    const before = this.view && this.root.querySelector('.board') ? measure(this.root) : null;
     mount(this.root, h('div', {class: 'table-page', 'data-n': this.n === null ? '' : this.n,
       'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-phase': this.view ? this.view.phase : '', 'data-busy': this.canAct() ? '0' : '1'}, parts));
     const lines = this.root.querySelector('.lines');
     if (lines && stick) lines.scrollTop = lines.scrollHeight;
-    if (focusKey) {
-      const el = this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) || this.root.querySelector('.hand button.legal');
-      if (el) el.focus({preventScroll: true});
+    this.motions += animate(this.root, before);
+    this.placeFocus(focusKey);
+    if (tb.status === 'finished' && this.view) this.showResults();
+    else this.resultsShown = false;
+    if (tb.status === 'finished') this.watchRematch(); else { clearInterval(this.rematchTimer); this.rematchTimer = null; }
+  }
+
+  // The next sensible control: what can be played now, else the game's end, else nothing.
+  nextControl() {
+    return this.root.querySelector('.hand button.hand-card.legal') ||
+      this.root.querySelector('.board [data-action].legal:not([aria-disabled="true"])') ||
+      this.root.querySelector('[data-results] [data-key="rematch"], [data-results] [data-key="rematch-go"]');
+  }
+
+  // After an action the focus goes to the next thing to do (the first playable card or button,
+  // the rematch at the end); while the others play it stays on the hand, not on the page.
+  placeFocus(focusKey) {
+    let target = focusKey ? this.root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`) : null;
+    if (this.wantFocus) {
+      const next = this.nextControl();
+      if (next) { target = next; this.wantFocus = false; } else if (!target) target = this.root.querySelector('.hand button.hand-card');
+    } else if (focusKey && !target) target = this.root.querySelector('.hand button.legal');
+    if (target && target !== document.activeElement) target.focus({preventScroll: true});
+  }
+
+  showResults() {
+    if (this.resultsShown) return;
+    this.resultsShown = true;
+    const panel = this.root.querySelector('[data-results]');
+    if (!panel) return;
+    const calm = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    panel.scrollIntoView({block: 'start', behavior: calm ? 'auto' : 'smooth'});
+  }
+
+  // -- turn alerts ------------------------------------------------------------------------------
+  alertButtons() {
+    const sound = soundOn();
+    const buttons = [h('button', {type: 'button', class: `secondary toggle ${sound ? 'on' : ''}`, 'aria-pressed': sound ? 'true' : 'false',
+      'data-sound': '', 'data-key': 'sound', title: t('A short sound when it is your turn'),
+      onclick: () => { setSound(!soundOn()); if (soundOn()) chime(); this.render(); }}, sound ? t('Sound: on') : t('Sound: off'))];
+    if (notifySupported()) {
+      const on = notifyOn();
+      const blocked = notifyPermission() === 'denied';
+      buttons.push(h('button', {type: 'button', class: `secondary toggle ${on ? 'on' : ''}`, 'aria-pressed': on ? 'true' : 'false',
+        'data-notify': '', 'data-key': 'notify', 'aria-disabled': blocked ? 'true' : null,
+        title: blocked ? t('This browser blocks notifications from this site.') : t('A notification when it is your turn and this tab is hidden'),
+        onclick: blocked ? null : async () => { await setNotify(!notifyOn()); this.render(); }},
+      on ? t('Notifications: on') : t('Notifications: off')));
     }
+    return buttons;
+  }
+
+  // -- the coach ---------------------------------------------------------------------------------
+  // On unrated tables, a Hint button when it is your turn: the server's coach estimates each legal
+  // action from your seat's view alone; the best is marked.
+  coachPanel(ctx) {
+    const tb = this.table;
+    if (tb.rated || tb.status !== 'running' || this.seat === null || this.seat === undefined || this.legal.length < 2 || !ctx.canAct) return null;
+    const hint = this.hint && this.hint.n === this.n ? this.hint : null;
+    if (hint && hint.list) {
+      return h('section', {class: 'coach', 'data-coach': '', 'aria-label': t('Hint')},
+        h('h2', {}, t('The coach’s estimates')),
+        h('ol', {class: 'hint-list'}, hint.list.map((x) => h('li', {class: x.best ? 'best' : '', 'data-hint': x.notation},
+          h('span', {class: 'hint-action'}, actionText(ctx, x.notation)),
+          h('span', {class: 'hint-est'}, signed(x.estimate, 2)),
+          x.best ? h('span', {class: 'tag best'}, t('best')) : null,
+          x.clearly_worse ? h('span', {class: 'tag warn'}, t('clearly worse')) : null))),
+        h('p', {class: 'coach-note'}, t('Points gained on the others by the end of the deal, estimated from what you can see.')));
+    }
+    return h('div', {class: 'coach', 'data-coach': ''},
+      h('button', {type: 'button', class: 'secondary hint-button', 'data-key': 'hint', 'aria-disabled': hint && hint.loading ? 'true' : null,
+        onclick: hint && hint.loading ? null : () => this.askHint()}, hint && hint.loading ? t('The coach is thinking…') : t('Hint')),
+      hint && hint.error ? h('span', {class: 'form-error', role: 'alert'}, hint.error) : null);
+  }
+
+  async askHint() {
+    const n = this.n;
+    this.hint = {n, loading: true};
+    this.render();
+    let next;
+    try {
+      const r = await api('GET', `/api/tables/${encodeURIComponent(this.id)}/hint?budget=300`);
+      next = {n, list: r.hints};
+    } catch (e) { next = {n, error: e.message}; }
+    if (this.n === n && this.hint && this.hint.n === n) { this.hint = next; this.render(); }
+  }
+
+  // -- after the game: the review and the rematch -------------------------------------------------
+  async askReview() {
+    this.review = {loading: true};
+    this.render();
+    try { this.review = {data: await api('GET', `/api/tables/${encodeURIComponent(this.id)}/review`)}; } catch (e) { this.review = {error: e.message}; }
+    this.render();
+  }
+
+  reviewPanel(ctx) {
+    const r = this.review;
+    if (!r) {
+      return h('button', {type: 'button', class: 'secondary', 'data-key': 'review', onclick: () => this.askReview()}, t('Review my game'));
+    }
+    if (r.loading) return h('p', {class: 'muted', role: 'status'}, t('The coach is going through your decisions…'));
+    if (r.error) return h('p', {class: 'form-error', role: 'alert'}, r.error);
+    const d = r.data;
+    const row = (x) => h('li', {class: x.mistake ? 'mistake' : '', 'data-decision': x.decision, 'data-mistake': x.mistake ? '1' : '0'},
+      h('span', {class: 'dec-no'}, t('Decision {n}', {n: x.decision})), ' ',
+      t('you played {played} ({estimate})', {played: actionText(rctx, x.played), estimate: signed(x.played_estimate, 2)}),
+      x.played === x.best ? h('span', {class: 'tag best'}, t('best'))
+        : [', ', t('best: {best} ({estimate})', {best: actionText(rctx, x.best), estimate: signed(x.best_estimate, 2)})],
+      x.mistake ? h('span', {class: 'tag warn'}, t('clearly worse')) : null, ' ',
+      h('a', {href: `/replay?table=${encodeURIComponent(this.id)}#step=${x.step}`, 'data-link': ''}, t('see it')));
+    const rctx = {...ctx, review: true};
+    const worse = d.decisions.filter((x) => x.mistake);
+    return h('section', {class: 'review', 'data-review': ''},
+      h('h3', {}, t('Your decisions')),
+      h('p', {}, t('{n} of {m} decisions clearly worse than the best.', {n: d.mistakes, m: d.decisions.length})),
+      worse.length ? h('ol', {class: 'review-list mistakes'}, worse.map(row)) : h('p', {}, t('No decision was clearly worse than the best: well played.')),
+      d.decisions.length ? h('details', {class: 'all-decisions'}, h('summary', {}, t('All {n} decisions', {n: d.decisions.length})),
+        h('ol', {class: 'review-list'}, d.decisions.map(row))) : null,
+      h('p', {class: 'coach-note'}, t('Each decision is judged from what you could see then; marked when a quarter point or more below the best, beyond the estimates’ noise.')));
+  }
+
+  // The rematch of a finished game is looked for now and then, so every player sees when one
+  // of them has asked for it.
+  watchRematch() {
+    if (this.rematchTimer || this.stopped) return;
+    const look = async () => {
+      try {
+        const r = await api('GET', `/api/tables/${encodeURIComponent(this.id)}/rematch`);
+        const before = JSON.stringify(this.rematch);
+        this.rematch = r.id ? r : null;
+        if (JSON.stringify(this.rematch) !== before) this.render();
+      } catch (e) { /* try again later */ }
+    };
+    look();
+    this.rematchTimer = setInterval(look, 3000);
+  }
+
+  async askRematch() {
+    try {
+      const r = await api('POST', `/api/tables/${encodeURIComponent(this.id)}/rematch`);
+      navigate(`/t/${r.id}`);
+    } catch (e) { this.message = {kind: 'error', text: e.message}; this.render(); }
+  }
+
+  rematchPart() {
+    const tb = this.table;
+    const mine = this.seat !== null && this.seat !== undefined ? tb.seats[this.seat] : null;
+    const player = !!(this.account && mine && mine.kind === 'person' && !mine.left);
+    const r = this.rematch && this.rematch.table;
+    const names = r ? r.seats.filter((s) => s.kind === 'person').map((s) => s.name) : [];
+    const meIn = r && this.account && r.seats.some((s) => s.kind === 'person' && s.name === this.account.name);
+    const note = r ? h('p', {class: 'rematch-note', 'data-rematch': r.id, role: 'status'},
+      r.status === 'open' ? t('{names} want a rematch.', {names: names.join(', ')}) : t('The rematch has started.')) : null;
+    let button = null;
+    if (player && r && meIn) button = h('a', {class: 'button', href: `/t/${r.id}`, 'data-link': '', 'data-key': 'rematch-go'}, t('Go to the rematch'));
+    else if (player && (!r || r.status === 'open')) {
+      button = h('button', {type: 'button', 'data-key': 'rematch', onclick: () => this.askRematch()}, r ? t('Join the rematch') : t('Rematch'));
+    } else if (r) button = h('a', {class: 'button secondary', href: `/t/${r.id}?watch=1`, 'data-link': ''}, t('Watch the rematch'));
+    return {note, button};
   }
 
   waiting() {
@@ -272,16 +463,18 @@ export class TableClient {
         : t('Rated table: leaving, or being away for more than {grace} s, counts as a loss.', {grace: Math.round(tb.grace)})) : null,
       h('ul', {class: 'seat-list'}, tb.seats.map((s) => h('li', {},
         h('strong', {}, t('Seat {n}', {n: s.seat + 1})), ': ',
-        s.kind === 'open' ? h('span', {class: 'muted'}, t('open')) : s.name,
+        // An open seat with a name is kept for that player (a rematch): only they can take it.
+        s.kind === 'open' ? h('span', {class: 'muted'}, s.name ? t('kept for {name}', {name: s.name}) : t('open')) : s.name,
         s.kind === 'bot' ? h('span', {class: 'tag bot'}, t('bot')) : null,
-        s.kind === 'open' && canJoin ? h('button', {type: 'button', 'data-join': s.seat, onclick: () => this.seatAction('join', {seat: s.seat})}, t('Sit here')) : null))),
+        s.kind === 'open' && canJoin && (!s.name || s.name === this.account.name)
+          ? h('button', {type: 'button', 'data-join': s.seat, onclick: () => this.seatAction('join', {seat: s.seat})}, t('Sit here')) : null))),
       !this.account ? h('p', {}, h('a', {href: `/signin?next=/t/${tb.id}`, 'data-link': ''}, t('Sign in or play as a guest to take a seat.'))) : null,
       h('div', {class: 'invite'}, h('label', {}, t('Invite link'), h('input', {readonly: true, value: link, onclick: (e) => e.target.select()})),
         h('button', {type: 'button', class: 'secondary', onclick: () => navigator.clipboard && navigator.clipboard.writeText(link)}, t('Copy'))),
       seated ? h('p', {class: 'muted'}, t('You have seat {n}.', {n: this.seat + 1})) : null);
   }
 
-  results(game) {
+  results(game, ctx) {
     const tb = this.table;
     const res = tb.result || (this.view && this.view.result) || {};
     const server = res.server || {};
@@ -297,17 +490,22 @@ export class TableClient {
         h('td', {class: 'num'}, r ? h('span', {}, signed(r.after - r.before, 2), ' ', h('span', {class: 'muted rating-range'}, `(${r.before.toFixed(1)} → ${r.after.toFixed(1)})`)) : '—'),
         h('td', {class: 'num'}, riscos === null || riscos === undefined ? '—' : signed(riscos, 0)));
     });
-    return h('section', {class: 'panel results', 'data-results': ''},
-      h('h2', {}, t('Game over')),
+    const rm = this.rematchPart();
+    const mine = this.seat !== null && this.seat !== undefined ? tb.seats[this.seat] : null;
+    const reviewable = !tb.rated && mine && mine.kind === 'person' && !mine.left;
+    return h('section', {class: 'panel results', 'data-results': '', 'aria-labelledby': 'results-title'},
+      h('h2', {id: 'results-title'}, t('Game over')),
       h('table', {class: 'grid results-grid'},
         h('thead', {}, h('tr', {}, h('th', {}, t('Place')), h('th', {}, t('Player')), h('th', {}, t('Score')),
           h('th', {}, t('Rating change')), h('th', {}, t('RISCOS change')))),
         h('tbody', {}, rows)),
       !tb.rated ? h('p', {class: 'muted'}, t('This table was not rated: ratings and RISCOS do not change.')) : null,
-      h('p', {class: 'buttons'},
-        h('a', {class: 'button', href: `/api/tables/${tb.id}/record`, download: `${tb.game}-${tb.id}.json`}, t('Download the record')),
+      rm.note,
+      h('p', {class: 'buttons'}, rm.button,
+        h('a', {class: 'button secondary', href: `/api/tables/${tb.id}/record`, download: `${tb.game}-${tb.id}.json`}, t('Download the record')),
         h('a', {class: 'button secondary', href: `/replay?table=${tb.id}`, 'data-link': ''}, t('Watch the replay')),
-        h('a', {class: 'button secondary', href: '/', 'data-link': ''}, t('Back to the lobby'))));
+        h('a', {class: 'button secondary', href: '/', 'data-link': ''}, t('Back to the lobby'))),
+      reviewable ? this.reviewPanel(ctx) : null);
   }
 
   linesPanel() {
