@@ -341,9 +341,8 @@ class PimcBot(Bot):
                 valued=self.valued, against=against, race=race, own_best=self.own_best_for(view))
             return means, errors
         if deadline is None:
-            drawn = [sampler.draw(self.rng) for _ in range(self.worlds)]
-            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng, rechoose=self.rechoose)
-            self.used = len(drawn)
+            m, e = self.batch_values(sampler, self.worlds, legal)
+            self.used = self.worlds
             return [float(x) for x in m], [float(x) for x in e]
         # Under a time budget: batches of worlds, until the worlds or the time run out. A batch
         # costs a fixed part (numpy's work per step) and a part per world, so the first batch
@@ -361,13 +360,19 @@ class PimcBot(Bot):
                 if n < 1:
                     break
             began = time.perf_counter()
-            drawn = [sampler.draw(self.rng) for _ in range(n)]
-            m, e = deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng, rechoose=self.rechoose)
+            m, e = self.batch_values(sampler, n, legal)
             costs.append((n, time.perf_counter() - began))
             total += n * np.asarray(m, dtype=float)
             var += (n * np.asarray(e, dtype=float)) ** 2
             self.used += n
         return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
+
+    def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
+        """Batched playouts: ``n`` worlds drawn from ``sampler``, each action's mean margin and its
+        standard error (:func:`updown.batched.playout.deal_values`). A level with a model of the
+        table may play them on otherwise."""
+        drawn = [sampler.draw(self.rng) for _ in range(n)]
+        return deal_values(drawn, self.seat, legal, self.policy, rng=self._np_rng, rechoose=self.rechoose)
 
     def sampler(self, view: View) -> WorldSampler:
         """Where the worlds come from: the game's, uniform over those the view allows. A game's

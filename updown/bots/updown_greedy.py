@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
+
 from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
+from updown.bots.updown_model import ModelWorlds, mixed_deal_values
 from updown.core.cards import Suit
 from updown.core.errors import IllegalAction
-from updown.core.protocol import View, WorldSampler
+from updown.core.protocol import Game, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal
 from updown.games.updown import (
     FLIP, GAME, NUM_CARDS, POSITIONS, ROLL, ROTATE, SIDES, SUIT, VALUE, UpDownState, UpDownWorlds, card_id,
@@ -217,9 +220,30 @@ class _Reads(PimcBot):
     read: bool = False
     """Draw the worlds by :class:`ReadWorlds` (the others played this round's cards by the rule),
     not uniformly."""
+    model: bool = False
+    """Learn the other seats from the cards they played (:mod:`updown.bots.updown_model`): each
+    world is drawn with a kind of player for every seat, read from its cards as that kind plays
+    them, and played on with each seat playing as its kind (``read`` and the playout ``policy``
+    are then the model's)."""
+    samples: int = 32
+    """Draws of a seat's hidden cards that weigh this round's cards under each kind."""
+
+    def __init__(self, game: Game[Any], seat: int, rng: random.Random):
+        super().__init__(game, seat, rng)
+        self._evidence: dict[Any, Any] = {}  # finished rounds' evidence by their cards: a cache only
+        self._model_rng = random.Random(rng.getrandbits(64))
 
     def sampler(self, view: View) -> WorldSampler:
+        if self.model:
+            return ModelWorlds(view, self._model_rng, cache=self._evidence, samples=self.samples)
         return ReadWorlds(view) if self.read else super().sampler(view)
+
+    def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
+        if not isinstance(sampler, ModelWorlds):
+            return super().batch_values(sampler, n, legal)
+        drawn = [sampler.draw_with_kinds(self.rng) for _ in range(n)]
+        return mixed_deal_values([w for w, _ in drawn], [k for _, k in drawn], self.seat, legal,
+                                 rng=self._np_rng, rechoose=self.rechoose)
 
 
 class UpDownNormal(_Reads):

@@ -1,0 +1,312 @@
+"""A panel of tables for the levels: each test bot in the same seat of the same duplicate deals,
+against fields of every kind, with 95% intervals and a sequential stop.
+
+    python benchmarks/bots_panel.py [--game updown] [--players 4] [-o rounds=2 ...]
+        [--fields random,easy,greedy,mixed] [--tests greedy,normal] [--deals 40] [--min-deals 10]
+        [--seed 1] [--out DIR] [--ladder] [--no-stop]
+
+**Fields.** The other ``players - 1`` seats: ``random``, ``easy``, ``greedy``, ``normal``, ``hard``
+(all that bot), ``mixed`` (greedy, random, easy, in that order, cut to the seats there are; one seat
+alone plays them in turn, deal by deal), ``self`` (the test bot itself in every seat). A field may
+also be a comma-free list of bots joined by ``+`` (``greedy+random+easy``).
+
+**Tests.** Each test bot (a registered name, or a level with settings changed as in
+``bots_strength.py``: ``normal:read=0``) takes entry 0 of the line-up ``[test, field...]`` and
+plays every deal once per seating (the arena's duplicate deals, :mod:`updown.arena.duplicate`:
+the same cards in every seating and for every test bot, each seat's bot seeded by the deal, the
+seating and the seat). Per game: its win share (a first place shared with k rivals counts 1/k)
+and its score less the others' mean (turned so that positive is good). Per deal: the mean over
+the seatings. Figures: the mean over deals, its 95% interval (Student's t; win rates Wilson's on
+the deals' effective size, :mod:`updown.arena.stats`), and between consecutive test bots the
+paired difference deal by deal with its interval.
+
+**Aims and the sequential stop.** In every field a later test bot should do at least as well as
+the one before it (``normal`` ≥ ``greedy``, ``hard`` ≥ ``normal``) in score difference. After
+``--min-deals`` deals, a field stops as soon as each of its paired score differences has an
+interval on one side of 0 (``met``: above, ``failed``: below); otherwise it runs until
+``--deals`` run out (``open``). Looking after every deal makes a stop a little more likely than
+the nominal 5% by chance alone; the intervals printed are the plain ones.
+
+**Ladder** (``--ladder``): head to head at tables of 2 and 4 (``[A, B]``, ``[A, B, A, B]``) for
+each consecutive pair of ``--tests`` (e.g. ``easy,normal,hard``): A's score less B's per game, and
+A's win share.
+
+Every finished deal is one JSON line in ``DIR/deals.jsonl`` (the cell, the deal, the per-deal
+figures and the test bot's decision times), so a run stopped is continued by running it again,
+and a later run with other test bots on the same ``--seed`` is paired deal by deal with it
+(``--report`` prints the table of everything on file). Run it under ``nice`` on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bots_strength import _bot  # noqa: E402
+
+from updown.arena import duplicate  # noqa: E402
+from updown.arena.duplicate import Lineup, deal_seed, entry_teams, play_seating  # noqa: E402
+from updown.arena.stats import game_figures, interval, rate_interval  # noqa: E402
+from updown.core.registry import get_game  # noqa: E402
+
+TEST = "TEST|"
+"""Marks the test entry's bot name, so that its decisions are timed (a field may hold the same bot)."""
+
+MIXED = ("greedy", "random", "easy")
+TIMES: list[float] = []
+
+
+class Timed:
+    def __init__(self, bot: Any, times: list[float]):
+        self.bot, self.times = bot, times
+
+    def act(self, view: Any, legal: Any) -> int:
+        t = time.perf_counter()
+        a = self.bot.act(view, legal)
+        self.times.append(time.perf_counter() - t)
+        return int(a)
+
+
+def _make(name: str, game: Any, seat: int, rng: Any) -> Any:
+    if name.startswith(TEST):
+        return Timed(_bot(name[len(TEST):], game, seat, rng), TIMES)
+    return _bot(name, game, seat, rng)
+
+
+duplicate.make_bot = _make  # the arena's seatings, with the benchmark's bot settings and timing
+
+
+def field_bots(field: str, test: str, others: int, deal: int) -> list[str]:
+    if field == "self":
+        return [test] * others
+    if field == "mixed":
+        if others == 1:
+            return [MIXED[deal % len(MIXED)]]
+        return list(MIXED[:others]) + ["greedy"] * max(0, others - len(MIXED))
+    if "+" in field:
+        bots = field.split("+")
+        if len(bots) != others:
+            raise SystemExit(f"field {field!r} names {len(bots)} bots for {others} seats")
+        return bots
+    return [field] * others
+
+
+def play(game: Any, options: Any, players: int, bots: Sequence[str], seed: int, deal: int,
+         entries: Sequence[int]) -> dict[str, Any]:
+    """One deal, every seating: the mean score difference and win share of each of ``entries``."""
+    line = Lineup(game.id, players, options.to_dict(), tuple(bots), seed, entry_teams(game, players))
+    dseed = deal_seed(seed, deal)
+    diffs = {e: 0.0 for e in entries}
+    wins = {e: 0.0 for e in entries}
+    for r in range(line.seatings):
+        played = play_seating(line, game, options, dseed, r)
+        scores, diff, share, placings = game_figures(line, played)
+        best = min(range(players), key=lambda e: placings[e])
+        sign = 1.0 if scores[best] == max(scores) else -1.0  # which way the scores run
+        for e in entries:
+            diffs[e] += sign * diff[e] / line.seatings
+            wins[e] += share[e] / line.seatings
+    return {"diff": [diffs[e] for e in entries], "win": [wins[e] for e in entries]}
+
+
+def _times(ts: list[float]) -> dict[str, Any]:
+    if not ts:
+        return {}
+    s = sorted(ts)
+    return {"n": len(s), "median": s[len(s) // 2], "p99": s[min(len(s) - 1, len(s) * 99 // 100)],
+            "max": s[-1], "over_100ms": sum(t > 0.1 for t in s), "over_1s": sum(t > 1.0 for t in s)}
+
+
+class Store:
+    def __init__(self, folder: Path | None):
+        self.path = folder / "deals.jsonl" if folder is not None else None
+        self.rows: list[dict[str, Any]] = []
+        if self.path is not None:
+            folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
+            if self.path.exists():
+                for line in self.path.read_text(encoding="utf-8").splitlines():
+                    try:
+                        self.rows.append(json.loads(line))
+                    except ValueError:
+                        pass  # a line cut short by a kill
+
+    def get(self, key: dict[str, Any], deal: int) -> dict[str, Any] | None:
+        for row in self.rows:
+            if row["deal"] == deal and all(row.get(k) == v for k, v in key.items()):
+                return row
+        return None
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+
+
+def _fmt(values: list[float], rate: bool = False) -> str:
+    if not values:
+        return "-"
+    f = rate_interval(values) if rate else interval(values)
+    if f["low"] is None:
+        return f"{f['mean']:.3f}" if rate else f"{f['mean']:+.2f}"
+    if rate:
+        return f"{f['mean']:.3f} [{f['low']:.3f}, {f['high']:.3f}]"
+    return f"{f['mean']:+.2f} [{f['low']:+.2f}, {f['high']:+.2f}]"
+
+
+def verdict(values: list[float]) -> str:
+    if len(values) < 2:
+        return "open"
+    f = interval(values)
+    return "met" if f["low"] > 0 else "failed" if f["high"] < 0 else "open"
+
+
+def cell_key(args: argparse.Namespace, field: str, test: str, players: int) -> dict[str, Any]:
+    return {"game": args.game, "players": players, "options": args.options, "seed": args.seed,
+            "field": field, "test": test}
+
+
+def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
+    game = get_game(args.game)
+    options = game.options(args.options)
+    players = args.players
+    lines = []
+    for field in args.fields:
+        per: dict[str, list[dict[str, Any]]] = {t: [] for t in args.tests}
+        state = "open"
+        began = time.perf_counter()
+        for deal in range(args.deals):
+            for test in args.tests:
+                key = cell_key(args, field, test, players)
+                row = store.get(key, deal)
+                if row is None:
+                    del TIMES[:]
+                    bots = [TEST + test, *field_bots(field, test, players - 1, deal)]
+                    got = play(game, options, players, bots, args.seed, deal, [0])
+                    row = {**key, "deal": deal, "diff": got["diff"][0], "win": got["win"][0],
+                           "times": TIMES[:] if args.keep_times else [], "timing": _times(TIMES)}
+                    store.add(row)
+                per[test].append(row)
+            n = deal + 1
+            checks = [verdict([b["diff"] - a["diff"] for a, b in zip(per[x], per[y])])
+                      for x, y in zip(args.tests, args.tests[1:])]
+            if args.progress:
+                print(f"  {field} deal {n} ({time.perf_counter() - began:.0f} s): "
+                      + "; ".join(f"{t} {_fmt([r['diff'] for r in per[t]])}" for t in args.tests)
+                      + f"; paired {checks}", file=sys.stderr, flush=True)
+            if args.stop and n >= args.min_deals and checks and "open" not in checks:
+                state = "stopped: " + ", ".join(checks)
+                break
+        else:
+            state = "games ran out" + (": " + ", ".join(checks) if len(args.tests) > 1 else "")
+        lines.extend(report_field(field, per, args.tests, players, state))
+    return lines
+
+
+def report_field(field: str, per: dict[str, list[dict[str, Any]]], tests: list[str], players: int,
+                 state: str) -> list[str]:
+    out = []
+    n = min(len(v) for v in per.values())
+    out.append(f"field {field} ({players - 1} seats), {n} deals x {players} seatings: {state}")
+    for t in tests:
+        rows = per[t][:n]
+        timing = [x for r in rows for x in r.get("times", [])]
+        tm = _times(timing) if timing else _merge_timing([r.get("timing", {}) for r in rows])
+        tinfo = (f"; decisions {tm['n']}, median {1000 * tm['median']:.0f} ms, max {1000 * tm['max']:.0f} ms, "
+                 f">100 ms {tm['over_100ms']}, >1 s {tm['over_1s']}") if tm else ""
+        out.append(f"  {t:28} score {_fmt([r['diff'] for r in rows])}  win {_fmt([r['win'] for r in rows], True)}"
+                   + tinfo)
+    for x, y in zip(tests, tests[1:]):
+        d = [b["diff"] - a["diff"] for a, b in zip(per[x][:n], per[y][:n])]
+        w = [b["win"] - a["win"] for a, b in zip(per[x][:n], per[y][:n])]
+        out.append(f"  {y} - {x} (paired): score {_fmt(d)}  win {_fmt(w)}  aim {y} >= {x}: {verdict(d)}")
+    return out
+
+
+def _merge_timing(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    parts = [p for p in parts if p]
+    if not parts:
+        return {}
+    n = sum(p["n"] for p in parts)
+    return {"n": n, "median": statistics.median(p["median"] for p in parts), "max": max(p["max"] for p in parts),
+            "over_100ms": sum(p["over_100ms"] for p in parts), "over_1s": sum(p["over_1s"] for p in parts)}
+
+
+def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
+    game = get_game(args.game)
+    options = game.options(args.options)
+    lines = []
+    for a, b in zip(args.tests, args.tests[1:]):
+        for players in (2, 4):
+            if not game.min_players <= players <= game.max_players:
+                continue
+            bots = [a, b] if players == 2 else [a, b, a, b]
+            field = "ladder " + "+".join(bots)
+            key = cell_key(args, field, b, players)
+            diffs, wins = [], []
+            for deal in range(args.deals):
+                row = store.get(key, deal)
+                if row is None:
+                    entries = list(range(players))
+                    got = play(game, options, players, bots, args.seed, deal, entries)
+                    # B's mean score less A's: each entry's difference is against the other three
+                    # (or one); per game, B's side less A's side is the mean of B's entries' diffs
+                    # times (players - 1) / (players / 2) less A's, over 2.
+                    side_b = statistics.fmean(got["diff"][e] for e in entries if bots[e] == b)
+                    side_a = statistics.fmean(got["diff"][e] for e in entries if bots[e] == a)
+                    scale = (players - 1) / players
+                    row = {**key, "deal": deal, "diff": (side_b - side_a) * scale,
+                           "win": sum(got["win"][e] for e in entries if bots[e] == b)}
+                    store.add(row)
+                diffs.append(row["diff"])
+                wins.append(row["win"])
+                if args.progress:
+                    print(f"  {field} deal {deal + 1}: {b} - {a} {_fmt(diffs)}", file=sys.stderr, flush=True)
+                if args.stop and deal + 1 >= args.min_deals and verdict(diffs) != "open":
+                    break
+            lines.append(f"ladder {b} vs {a} at {players}: {len(diffs)} deals x {players} seatings: "
+                         f"{b}'s score less {a}'s {_fmt(diffs)}, {b}'s win share {_fmt(wins, True)}: "
+                         f"aim {b} > {a}: {verdict(diffs)}")
+    return lines
+
+
+def main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="updown")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("-o", dest="opts", action="append", default=[], help="a game option, key=value")
+    p.add_argument("--fields", default="random,easy,greedy,mixed")
+    p.add_argument("--tests", default="greedy,normal")
+    p.add_argument("--deals", type=int, default=40)
+    p.add_argument("--min-deals", type=int, default=10)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--ladder", action="store_true")
+    p.add_argument("--no-stop", dest="stop", action="store_false")
+    p.add_argument("--keep-times", action="store_true", help="store every decision time, not a summary")
+    p.add_argument("--quiet", dest="progress", action="store_false")
+    args = p.parse_args(argv)
+    game = get_game(args.game)
+    args.players = args.players or game.bench_players
+    args.options = {k: int(v) if v.isdigit() else v
+                    for k, _, v in (o.partition("=") for o in args.opts)}
+    args.fields = [f for f in args.fields.split(",") if f]
+    args.tests = [t for t in args.tests.split(";" if ";" in args.tests else ",") if t]
+    store = Store(args.out)
+    lines = run_ladder(args, store) if args.ladder else run_fields(args, store)
+    print(f"{args.game}, {args.players} players, options {args.options}, seed {args.seed}")
+    for line in lines:
+        print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
