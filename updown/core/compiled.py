@@ -132,7 +132,9 @@ def build_problem() -> str | None:
             compiler.link_shared_object(objects, str(Path(tmp) / "probe.so"))
         except (CCompilerError, DistutilsError, OSError) as error:
             said = [line.strip() for line in out.read_text(errors="replace").splitlines() if "error" in line.lower()]
-            detail = said[0] if said else str(error)
+            command = getattr(compiler, "compiler_so", None) or [getattr(compiler, "compiler_type", "cc")]
+            missing = "No such file or directory" in str(error) and not said
+            detail = said[0] if said else f"{command[0]}: {'not found' if missing else 'failed'}"
             return f"no C compiler builds against this Python's headers ({detail})"
     return None
 
