@@ -1,6 +1,7 @@
 # `make serve`, `make play` and `make test` set up .venv on first use, then run.
 # Each installs only what it needs: playing the terminal game (typer, rich, click, numpy) needs neither
-# the server's packages nor the test extra (pytest, mypy, open_spiel, babel, ...).
+# the server's packages nor the test extra (pytest, mypy, open_spiel, babel, ...). `make serve` and
+# `make play` also compile the rules engines where they can (`engines` below); `make test` does not.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,9 +10,14 @@ SERVER_STAMP := $(VENV)/.installed-server
 TEST_STAMP := $(VENV)/.installed-test
 FAST_STAMP := $(VENV)/.installed-fast
 # What `make fast` writes: the engines' extension modules, mypyc's shared library, the manifest, C and objects.
-COMPILED := updown/games/*.so updown/_engines__mypyc*.so updown/games/_mypyc_manifest.json build
+ENGINES_MANIFEST := updown/games/_mypyc_manifest.json
+ENGINE_SOURCES := $(addprefix updown/games/,euchre.py up_or_down.py updown.py updown_sueca.py)
+COMPILED := updown/games/*.so updown/_engines__mypyc*.so $(ENGINES_MANIFEST) build
+# `make serve PORT=8080 HOST=0.0.0.0`: passed to `updown serve` as --port and --host when given on
+# make's command line (in the environment, `updown serve` reads UPDOWN_PORT and UPDOWN_HOST itself).
+SERVE_FLAGS := $(if $(filter command line,$(origin PORT)), --port $(PORT))$(if $(filter command line,$(origin HOST)), --host $(HOST))
 
-.PHONY: serve play test bench fast pure i18n clean
+.PHONY: serve play engines test bench fast pure i18n clean
 
 $(BIN)/python:
 	@echo "Setting up $(VENV) (first run only)..."
@@ -33,10 +39,10 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --progress-bar on -e ".[test]"
 	touch $(PLAY_STAMP) $(SERVER_STAMP) $(TEST_STAMP)
 
-serve: $(SERVER_STAMP)
-	$(BIN)/updown serve
+serve: $(SERVER_STAMP) engines
+	$(BIN)/updown serve$(SERVE_FLAGS)
 
-play: $(PLAY_STAMP)
+play: $(PLAY_STAMP) engines
 	$(BIN)/updown play updown
 
 # `make test`: pytest on TEST_JOBS (2) processes (pytest-xdist; TEST_JOBS=0 runs in this one), then mypy.
@@ -56,12 +62,31 @@ test: $(TEST_STAMP)
 bench: $(PLAY_STAMP)
 	$(BIN)/updown bench
 
-# Optional: compile the four rules engines with mypyc, in place (a C compiler and the Python headers
-# needed; mypy comes with the test extra, or alone with the fast extra). Nothing else compiles them;
-# `make pure` goes back to the pure-Python engines. An engine edited since refuses to load.
+# The four rules engines compiled with mypyc, in place (tools/mypyc_build.py; about 1.5 times as fast).
+# `engines` (before `make serve` and `make play`): compiles them the first time and after an engine's
+# source changed, where `python -m updown.core.compiled check` finds a C compiler and the Python
+# headers (mypy and setuptools come with the fast extra); else that check prints one line saying the
+# pure engines run, and why. UPDOWN_PURE=1 asks for the pure engines (it removes compiled ones).
+# `make fast` compiles whatever the check says (and fails where it cannot); `make pure` removes
+# them. `make test` compiles nothing and tests the engines there are. An engine edited since it was
+# compiled refuses to load (ImportError naming it and the fix).
 $(FAST_STAMP): pyproject.toml | $(PLAY_STAMP)
-	@$(BIN)/python -c "import mypyc, setuptools" 2>/dev/null || $(BIN)/pip install --progress-bar on -e ".[fast]"
+	@$(BIN)/python -c "import mypyc.build" 2>/dev/null || $(BIN)/pip install --progress-bar on -e ".[fast]"
 	touch $(FAST_STAMP)
+
+$(ENGINES_MANIFEST): $(ENGINE_SOURCES) tools/mypyc_build.py | $(FAST_STAMP)
+	@if $(BIN)/python -m updown.core.compiled check; then \
+		echo "Compiling the rules engines with mypyc (about a minute; UPDOWN_PURE=1 skips this)..."; \
+		$(BIN)/python tools/mypyc_build.py; \
+	else rm -rf $(COMPILED); fi
+
+ifeq ($(filter-out 0,$(UPDOWN_PURE)),)
+engines: $(ENGINES_MANIFEST)
+else
+engines: $(PLAY_STAMP)
+	@rm -rf $(COMPILED)
+	@$(BIN)/python -m updown.core.compiled check || true
+endif
 
 fast: $(FAST_STAMP)
 	$(BIN)/python tools/mypyc_build.py
