@@ -439,3 +439,60 @@ def test_cards_slide_to_the_trick_unless_the_player_asked_for_reduced_motion(ser
     else:
         assert motions >= 4  # at least the first trick's cards, each from its player
     no_errors(page)
+
+
+# -- accessibility ------------------------------------------------------------------------------------
+def test_axe_core_finds_no_violation_on_any_page_at_either_size(server: Server, browser: Any) -> None:
+    """axe-core (WCAG 2.1 A and AA, and best practices) on the front page, the replay viewer, the
+    lobby, a running table of each game with the coach's hint, a waiting room, the end of a game
+    with its review, the account, the leaderboard and the sign-in page, at 360 and 1280 px."""
+    from web_util import axe_source, axe_violations
+
+    source = axe_source()
+    rita = User(server, "AxeRita")
+    done = make_table(rita, "updown", ["me", "bot:greedy", "bot:greedy", "bot:random"])
+    play_out([rita.socket(done["id"])], random.Random(6))
+    problems: list[str] = []
+
+    def check(page: Any, name: str) -> None:
+        problems.extend(f"{name}: {v}" for v in axe_violations(page, source))
+
+    for size in (PHONE, DESKTOP):
+        w = size["width"]
+        page = new_page(browser, server.base, **size)
+        page.goto("/")
+        page.wait_for_selector("[data-play-now]")
+        check(page, f"{w} front")
+        page.goto(f"/replay?table={done['id']}")
+        page.wait_for_selector(".moves")
+        check(page, f"{w} replay")
+        register(page, f"Axe{w}")
+        check(page, f"{w} lobby")
+        for game in ("updown", "euchre", "up-or-down", "updown-sueca"):
+            page.goto("/")
+            page.wait_for_selector("#create-form")
+            create_table(page, game, ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"rounds": 1} if game == "updown" else {})
+            page.wait_for_selector(READY)
+            if page.locator("[data-coach] .hint-button").count():
+                page.click("[data-coach] .hint-button")
+                page.wait_for_selector(".hint-list, [data-coach] .form-error")
+            check(page, f"{w} {game}")
+        page.goto("/")
+        page.wait_for_selector("#create-form")
+        create_table(page, "euchre", ["me", "open", "bot:greedy", "bot:greedy"], {"deals": 1})
+        page.wait_for_selector(".waiting")
+        check(page, f"{w} waiting room")
+        page.goto("/")
+        page.wait_for_selector("#create-form")
+        create_table(page, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"], {"deals": 1})
+        play_to_end([page], random.Random(w), prefer=("pass",))
+        page.click("text=Review my game")
+        page.wait_for_selector("[data-review]")
+        check(page, f"{w} game over")
+        for path, ready in (("/account", "[data-balance]"), ("/leaderboard/euchre", ".tabs"), ("/signin", "#guest-form")):
+            page.goto(path)
+            page.wait_for_selector(ready)
+            check(page, f"{w} {path}")
+        no_errors(page)
+        page.context.close()
+    assert not problems, "\n".join(problems)

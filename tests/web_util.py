@@ -166,3 +166,38 @@ def play_to_end(pages: list[Page], rng: random.Random, *, timeout: float = 150.0
         if not acted:
             pages[0].wait_for_timeout(40)
     raise TimeoutError(f"the game did not finish in {timeout} s ({clicks} clicks)")
+
+
+# -- accessibility: axe-core (npm), injected by Playwright ------------------------------------------
+AXE_VERSION = "4.14.1"
+AXE_DIR = SHOTS.parent / "axe"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+
+
+def axe_source() -> str:
+    """axe-core's script, installed with npm into test-output/axe/ on first use (the npm registry
+    is reachable where the tests run; npm comes with the machine's Node)."""
+    import shutil
+    import subprocess
+
+    path = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError("npm is needed to install axe-core for the accessibility checks")
+        AXE_DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(AXE_DIR),
+                        f"axe-core@{AXE_VERSION}"], check=True, capture_output=True, timeout=300)
+    return path.read_text(encoding="utf-8")
+
+
+def axe_violations(page: Page, source: str) -> list[str]:
+    """axe-core's violations on the page as it is now (WCAG 2.1 A and AA, and best practices), one
+    line each: the rule, its impact and the first elements it names. The script is evaluated through
+    the DevTools protocol, which the page's Content-Security-Policy does not govern."""
+    if not page.evaluate("() => !!window.axe"):
+        page.evaluate(source + "\n;0")
+    found = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})"
+                          ".then(r => r.violations.map(v => [v.id, v.impact, v.help, v.nodes.slice(0, 4).map(n => n.target.join(' '))]))",
+                          AXE_TAGS)
+    return [f"{rule} ({impact}): {help_text}: {', '.join(nodes)}" for rule, impact, help_text, nodes in found]

@@ -172,7 +172,7 @@ async function lobbyPage(root) {
     try { tables = await api('GET', '/api/tables?status=open,running'); } catch (e) { /* shown empty */ }
     const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
     mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables stack'},
-      h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, ''))),
+      h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, h('span', {class: 'sr'}, t('Actions'))))),
       h('tbody', {}, tables.map((tb) => h('tr', {},
         h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
         h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : s.name).join(', ')),
@@ -283,7 +283,7 @@ async function leaderboardPage(root, gameId) {
   let rows = [];
   try { rows = await api('GET', `/api/leaderboard/${encodeURIComponent(g.id)}`); } catch (e) { rows = []; }
   mount(root, h('div', {class: 'page'}, h('h1', {}, t('Leaderboard')),
-    h('nav', {class: 'tabs'}, catalogue.map((x) => h('a', {href: `/leaderboard/${x.id}`, 'data-link': '', class: x.id === g.id ? 'active' : ''}, x.name))),
+    h('nav', {class: 'tabs', 'aria-label': t('Game')}, catalogue.map((x) => h('a', {href: `/leaderboard/${x.id}`, 'data-link': '', class: x.id === g.id ? 'active' : ''}, x.name))),
     h('div', {class: 'panel'}, rows.length ? h('table', {class: 'grid'},
       h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')), h('th', {}, t('Rating')), h('th', {}, t('Games')))),
       h('tbody', {}, rows.map((r, i) => h('tr', {}, h('td', {}, String(i + 1)),

@@ -161,6 +161,9 @@ export function renderBoard(ctx) {
       if (action) used.add(action);
       const ok = action && canPlay(ctx, action);
       const label = g.cardLabel ? g.cardLabel(c) : String(c);
+      // The name begins with what the card shows ("Q♦ queen of diamonds"), so that speech input
+      // and screen readers agree with the eye.
+      const named = g.cardShort ? `${g.cardShort(c)} ${label}` : label;
       const why = ok ? null : cardWhy(ctx, c, action);
       if (why) reasons.push(why);
       const show = why ? () => { hint.textContent = `${label}: ${why}`; hint.classList.add('on-card'); } : null;
@@ -168,7 +171,7 @@ export function renderBoard(ctx) {
         type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''} ${hintClass(ctx, action)}`,
         'aria-disabled': ok ? null : 'true', 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
         'data-why': why, title: why ? `${label}: ${why}` : null,
-        'aria-label': label + (ok ? '' : ` (${t('cannot be played now')}: ${why})`),
+        'aria-label': named + (ok ? '' : ` (${t('cannot be played now')}: ${why})`),
         onclick: ok ? () => ctx.act(action) : show,
         onmouseenter: show, onfocus: show, onpointerdown: show,
         onmouseleave: why ? () => resetHint() : null, onblur: why ? () => resetHint() : null,

@@ -205,7 +205,7 @@ export async function replayPage(root) {
       h('div', {class: 'replay-main'},
         h('div', {}, renderBoard(ctx),
           h('section', {class: 'panel log'}, h('h2', {}, t('What happened')),
-            h('ol', {class: 'lines'}, lines.slice(-300).map((l) => h('li', {}, l))))),
+            h('ol', {class: 'lines', tabindex: 0, 'aria-label': t('What happened')}, lines.slice(-300).map((l) => h('li', {}, l))))),
         moves));
     const ol = out.querySelector('.lines'); if (ol) ol.scrollTop = ol.scrollHeight;
     // Keep the current move in view inside the list (not by scrolling the page).

@@ -515,7 +515,7 @@ export class TableClient {
       const e = this.log[i] || {};
       items.push(h('li', {class: MAJOR.has(e.type) ? 'major' : ''}, this.lines[i]));
     }
-    return h('section', {class: 'panel log'}, h('h2', {}, t('What happened')), h('ol', {class: 'lines', 'aria-live': 'polite'}, items));
+    return h('section', {class: 'panel log'}, h('h2', {}, t('What happened')), h('ol', {class: 'lines', 'aria-live': 'polite', tabindex: 0, 'aria-label': t('What happened')}, items));
   }
 }
 

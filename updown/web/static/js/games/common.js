@@ -1,13 +1,14 @@
 // What the three French-card games share: the hand, card buttons, the trick on the table.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { cardFace, cardLabel, splitCard } from '../cards.js';
+import { cardFace, cardLabel, cardText, splitCard } from '../cards.js';
 import { legalMap, seatName } from '../board.js';
 
 export const frenchCards = {
   handCards: (view) => view.hand || [],
   cardNode: (c, opts) => cardFace(c, opts),
   cardLabel: (c) => cardLabel(c),
+  cardShort: (c) => cardText(c),
   // A hand card plays itself, or discards itself in a discard phase.
   cardAction(ctx, c) {
     const legal = legalMap(ctx);
