@@ -8,7 +8,8 @@ compiler and the Python headers. When not, or with ``UPDOWN_PURE=1``, the wheel 
 engines only (``py3-none-any``) and this prints one line saying so and why (pip shows a build's
 output with ``-v``). mypy is a build requirement (``[build-system]``), so it is there in pip's
 isolated build environment. An editable install (``pip install -e .``, ``make test``) compiles
-nothing: a checkout keeps its pure sources (``make fast`` compiles them in place).
+nothing: a checkout keeps its pure sources (``make play``, ``make serve`` and ``make fast`` compile
+them in place with ``tools/mypyc_build.py``).
 """
 
 from __future__ import annotations
