@@ -234,3 +234,19 @@ def test_the_panel_runs_a_tiny_field_and_a_ladder(tmp_path: Path) -> None:
     ladder = subprocess.run([*common, "--tests", "random;greedy", "--ladder"],
                             capture_output=True, text=True, timeout=300, check=True).stdout
     assert "ladder greedy vs random at 2" in ladder and "ladder greedy vs random at 4" in ladder
+
+
+def test_keep_holds_to_the_rules_card_unless_another_is_clearly_better() -> None:
+    # With a bar no estimate can clear, the level plays greedy's own card; with none, it plays
+    # its best mean, which at some of these decisions is not greedy's.
+    views = _table_views(["greedy", "random", "random", "random"], seed=4, rounds=1)
+    rule = UpDownGreedy(GAME, 0, random.Random(0))
+    held = type("Held", (_small_level(),), {"keep": 1e9})
+    free = type("Free", (_small_level(),), {"keep": -1e9})
+    differs = 0
+    for state, view in views[:-1]:
+        legal = state.legal_actions(0)
+        want = rule.act(view, legal)
+        assert held(GAME, 0, random.Random(1)).act(view, legal) == want
+        differs += free(GAME, 0, random.Random(1)).act(view, legal) != want
+    assert differs > 0

@@ -322,13 +322,14 @@ class ModelWorlds(WorldSampler):
 
 def mixed_deal_values(
     worlds: Sequence[State], kinds: Sequence[Sequence[int]], seat: int, actions: Sequence[int], *,
-    rng: np.random.Generator, rechoose: bool = True,
+    rng: np.random.Generator, rechoose: bool = True, against: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """As :func:`updown.batched.playout.deal_values` with the ``bot`` rule, but in world ``i`` seat
     ``j`` plays by its kind ``kinds[i][j]``: ``random`` a random card, ``careless`` the rule or one
     time in three a random card, ``rule`` and ``searching`` the rule; ``seat`` plays the rule.
     With ``rechoose``, the others' secret cards of this trick are chosen again so, from each world's
-    hands."""
+    hands. With ``against`` (an index into ``actions``), the standard errors are those of each
+    action's mean less that action's, world by world (0 for that action itself)."""
     if not actions:
         raise ValueError("mixed_deal_values needs at least one action")
     for world in worlds:
@@ -378,8 +379,9 @@ def mixed_deal_values(
     margin = gain[:, seat] - (gain.sum(axis=1) - gain[:, seat]) / (n - 1)
     per_world = margin.reshape(len(worlds), k)
     means: npt.NDArray[np.float64] = per_world.mean(axis=0)
+    spread = per_world if against is None else per_world - per_world[:, [against]]
     if len(worlds) > 1:
-        errors: npt.NDArray[np.float64] = per_world.std(axis=0, ddof=1) / np.sqrt(len(worlds))
+        errors: npt.NDArray[np.float64] = spread.std(axis=0, ddof=1) / np.sqrt(len(worlds))
     else:
         errors = np.full(k, np.inf)
     return means, errors
