@@ -15,6 +15,7 @@ from typing import Any
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
 from updown.server.store import HOUSE, Finish, Posting, Store, Unbalanced
 
 log = logging.getLogger("updown.server")
@@ -27,6 +28,8 @@ UNSEATED = 4001
 """The close code of a socket whose seat is no longer its account's (freed, left, taken, signed out)."""
 REREAD = 2.0
 """Seconds between re-reads of the tables held here, for what ``updown admin`` changed in the database."""
+WATCH = 1.0
+"""Seconds between the watch loop's questions to the database and Redis (see ``outage.py``)."""
 
 
 class Bus:
@@ -45,47 +48,133 @@ class Bus:
     async def close(self) -> None:
         return None
 
+    async def ping(self) -> None:
+        """Raise if the bus's service does not answer (nothing to ask for the local bus)."""
+        return None
+
+    async def flush(self) -> None:
+        """Say what could not be said while the bus's service was away (nothing, for the local bus)."""
+        return None
+
 
 class RedisBus(Bus):
     """Broadcasts through Redis pub/sub: every process hears which table changed, then reads the
-    new steps from the shared database and sends its own clients their frames."""
+    new steps from the shared database and sends its own clients their frames.
+
+    Redis may go away. A publish never fails its caller (the step is stored and acknowledged by
+    then): what could not be said is kept and said when Redis is back. The listener subscribes
+    again by itself, with backoff, and then catches every table of this process up from the
+    database (it may have missed news meanwhile). While Redis is away the hub reads its tables'
+    new steps from the database every second instead (:meth:`Hub._watch_loop`)."""
 
     CHANNEL = "updown:tables"
 
     def __init__(self, url: str):
         import redis.asyncio as aioredis
 
-        self.redis = aioredis.from_url(url)
+        self.redis = aioredis.from_url(url, socket_connect_timeout=2)
         self.task: asyncio.Task[None] | None = None
         self.origin = ""
+        self.hub: Hub | None = None
+        self.unsent: list[dict[str, str]] = []
+        """Messages not published while Redis was away, sent when it is back (a table once)."""
+        self.subscribed = asyncio.Event()
 
     async def start(self, hub: Hub) -> None:
         self.origin = hub.owner
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.CHANNEL)
+        self.hub = hub
+        self.task = asyncio.get_running_loop().create_task(self._listen(hub))
+        try:  # the first subscription before serving (`updown serve` checked that Redis answers)
+            await asyncio.wait_for(self.subscribed.wait(), 10)
+        except TimeoutError:
+            log.warning("Redis: not subscribed yet; retrying in the background")
 
-        async def listen() -> None:
-            async for message in pubsub.listen():
-                if message.get("type") != "message":
-                    continue
+    async def _listen(self, hub: Hub) -> None:
+        delay, lost = 0.2, False
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(self.CHANNEL)
+                self.subscribed.set()
+                delay = 0.2
+                if lost:
+                    lost = False
+                    if hub.health.ok(REDIS):
+                        await self.flush()
+                    await hub.resync_all()  # news published while we were not listening
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        await self._heard(hub, message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                lost = True
+                if is_outage(err):
+                    hub.health.failed(REDIS, err)
+                else:
+                    log.exception("Redis listener (subscribing again)")
+            finally:
                 try:
-                    data = json.loads(message["data"])
-                except (ValueError, TypeError):
-                    continue
-                if data.get("origin") == self.origin:
-                    continue
-                if isinstance(data.get("table"), str):
-                    await hub.changed_elsewhere(data["table"])
-                elif isinstance(data.get("session"), str):
-                    hub.close_session(data["session"])
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                except Exception:
+                    pass
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)
 
-        self.task = asyncio.get_running_loop().create_task(listen())
+    async def _heard(self, hub: Hub, message: dict[str, Any]) -> None:
+        try:
+            data = json.loads(message["data"])
+        except (ValueError, TypeError):
+            return
+        if not isinstance(data, dict) or data.get("origin") == self.origin:
+            return
+        try:
+            if isinstance(data.get("table"), str):
+                await hub.changed_elsewhere(data["table"])
+            elif isinstance(data.get("session"), str):
+                hub.close_session(data["session"])
+        except Exception as err:  # the database is away: the table is caught up when it is back
+            if is_outage(err):
+                hub.health.failed(DATABASE, err)
+            else:
+                log.exception("Redis listener: message %s", str(data)[:200])
+
+    async def _send(self, data: dict[str, str]) -> None:
+        if self.hub is not None and self.hub.health.is_down(REDIS):
+            self._keep(data)  # known away: said when it is back, without waiting on a dead socket
+            return
+        for attempt in range(2):  # after a restart of Redis, a pooled connection fails once
+            try:
+                await asyncio.wait_for(self.redis.publish(self.CHANNEL, json.dumps(data)), 2)
+                return
+            except Exception as err:
+                if attempt == 0:
+                    continue
+                self._keep(data)
+                if self.hub is not None:
+                    self.hub.health.failed(REDIS, err if is_outage(err) else str(err) or type(err).__name__)
+
+    def _keep(self, data: dict[str, str]) -> None:
+        if data not in self.unsent:
+            self.unsent.append(data)
+
+    async def flush(self) -> None:
+        """Publish what could not be said while Redis was away."""
+        kept, self.unsent = self.unsent, []
+        for data in kept:
+            await self._send(data)
 
     async def publish(self, table_id: str) -> None:
-        await self.redis.publish(self.CHANNEL, json.dumps({"origin": self.origin, "table": table_id}))
+        await self._send({"origin": self.origin, "table": table_id})
 
     async def session_ended(self, token_hash: str) -> None:
-        await self.redis.publish(self.CHANNEL, json.dumps({"origin": self.origin, "session": token_hash}))
+        await self._send({"origin": self.origin, "session": token_hash})
+
+    async def ping(self) -> None:
+        try:
+            await asyncio.wait_for(self.redis.ping(), 2)
+        except Exception:  # a pooled connection from before a restart of Redis: once more
+            await asyncio.wait_for(self.redis.ping(), 2)
 
     async def close(self) -> None:
         if self.task:
@@ -110,6 +199,9 @@ class Hub:
         """Each held table's stored status and seats as last taken into memory by a re-read."""
         self._stopped: set[str] = set()
         """Tables closed by admin that this process has stopped."""
+        self.health = ServiceHealth()
+        """Whether the database and Redis answer now (``outage.py``); clients are told of changes."""
+        self.health.listeners.append(self._tell_clients)
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -122,6 +214,7 @@ class Hub:
                 await self._own(table_id)
         loop = asyncio.get_running_loop()
         self.tasks.append(loop.create_task(self._clock_loop()))
+        self.tasks.append(loop.create_task(self._watch_loop()))
         if self.multi:
             self.tasks.append(loop.create_task(self._lease_loop()))
 
@@ -154,15 +247,82 @@ class Hub:
     async def _lease_loop(self) -> None:
         while True:
             try:
+                held: set[str] = set()
                 for table_id in await asyncio.to_thread(self.store.claimable, self.owner):
                     if await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE):
+                        held.add(table_id)
                         await self._own(table_id)
                 for live in list(self.lives.values()):
-                    if live.owned and live.status != "running":
-                        live.owned = False
-            except Exception:
-                log.exception("lease loop")
+                    if live.owned and (live.status != "running" or live.id not in held):
+                        # Finished, or the lease ran out (the database was away longer than it)
+                        # and another process holds it now: one driver per table.
+                        self._disown(live)
+            except Exception as err:
+                self._fault("lease loop", err)
             await asyncio.sleep(LEASE / 3)
+
+    def _disown(self, live: Live) -> None:
+        live.owned = False
+        if live.driver is not None and not live.driver.done():
+            live.driver.cancel()
+
+    def _fault(self, where: str, err: Exception) -> None:
+        """A loop's failure: an outage is told once by the service's health; anything else logged."""
+        if is_outage(err):
+            self.health.failed(DATABASE, err)
+        else:
+            log.exception("%s", where)
+
+    async def _watch_loop(self) -> None:
+        """Ask the database and Redis every second whether they answer (``outage.py``).
+
+        When the database is back, every table held here is caught up from it and its driver
+        started again. While Redis is away (several processes), the steps other processes store
+        are read from the database every second, so the tables keep going, a little later."""
+        while True:
+            await asyncio.sleep(WATCH)
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.store.ping), 5)
+            except Exception as err:
+                self.health.failed(DATABASE, err if is_outage(err) else first_line(err))
+            else:
+                if self.health.ok(DATABASE):
+                    await self.resync_all()
+            if self.multi:
+                try:
+                    await self.bus.ping()
+                except Exception as err:
+                    self.health.failed(REDIS, err if is_outage(err) else first_line(err) or "no answer")
+                else:
+                    if self.health.ok(REDIS):
+                        await self.bus.flush()  # what others could not hear from us meanwhile
+                if self.health.is_down(REDIS) and not self.health.is_down(DATABASE):
+                    await self.resync_all()
+
+    async def resync_all(self) -> None:
+        """Catch every table held here up from the database, tell its clients, restart its driver."""
+        for live in list(self.lives.values()):
+            if live.status not in ("open", "running") and not live.conns:
+                continue
+            try:
+                await self.refresh(live)
+                async with live.lock:
+                    await live.catch_up(force=True)
+                await live.broadcast()
+                live.kick()
+            except Exception as err:
+                self._fault(f"table {live.id}: catching up", err)
+                return
+
+    async def _tell_clients(self) -> None:
+        """Every client of this process hears that a service went away or came back."""
+        text = json.dumps(self.health.message())
+        for live in list(self.lives.values()):
+            for conn in list(live.conns):
+                try:
+                    await conn.send_text(text)
+                except Exception:
+                    live.conns.discard(conn)
 
     async def _clock_loop(self) -> None:
         """Move timers, absence and signs of life, from stored state (see :meth:`absent_since`).
@@ -195,8 +355,19 @@ class Hub:
                         if absent is not None and now - absent >= live.grace:
                             await self.abandon(live, seat)
                     await self._abort_if_deserted(live)
-            except Exception:
-                log.exception("clock loop")
+                    self._watchdog(live, now)
+            except Exception as err:
+                self._fault("clock loop", err)
+
+    def _watchdog(self, live: Live, now: float) -> None:
+        """Start a table's driving loop again if it has work and is not running: it stopped on a
+        fault (the database away, say), and no client's action will come to start it (a table
+        waiting on a bot or on chance). At most once a second after a fault."""
+        if live.driver is not None and not live.driver.done():
+            return
+        if self.health.is_down(DATABASE) or now - live.drive_failed_at < 1.0 or not live.due():
+            return
+        live.kick()
 
     async def _reread(self) -> None:
         """What ``updown admin`` changed in the database, noticed within :data:`REREAD` seconds.
@@ -240,6 +411,12 @@ class Hub:
                     if conn.account_id in disabled:
                         live.conns.discard(conn)
                         self.close_unseated(conn, "this account is disabled")
+        # Sign-outs are announced over Redis; this catches one that was not heard (Redis away).
+        sessions = {conn.session for live in self.lives.values() for conn in live.conns if conn.session}
+        if sessions:
+            signed_in = await asyncio.to_thread(self.store.live_sessions, sorted(sessions))
+            for ended in sessions - signed_in:
+                self.close_session(ended)
         for table_id in unheld:
             if table_id not in self.lives:
                 await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE, True)
@@ -315,6 +492,7 @@ class Hub:
             live = Live(row, seats, self.store, bot_delay=self.bot_delay, notify=self.after_step)
             live.settler = self.settle
             live.charger = self.charge
+            live.health = self.health
             live.unseated = self.close_unseated
             live.shared = self.multi
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
@@ -452,7 +630,10 @@ class Hub:
         info.connections += delta
         if info.kind == "person":
             info.seen_at = time.time()
-            await asyncio.to_thread(self.store.seen, live.id, [key], info.seen_at)
+            try:
+                await asyncio.to_thread(self.store.seen, live.id, [key], info.seen_at)
+            except Exception as err:  # only a sign of life: the heartbeat stores the next one
+                self._fault(f"table {live.id}: sign of life", err)
 
     # -- the end of a game ----------------------------------------------------------------------
     def charge(self, live: Live, seat: int, cost: int) -> Posting | None:

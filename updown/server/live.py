@@ -29,6 +29,7 @@ from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
 from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
+from updown.server.outage import DATABASE, ServiceHealth, first_line, is_outage, retried
 from updown.server.reasons import why_not
 from updown.server.store import Conflict, Finish, Posting, Store, StepRow, Unbalanced
 
@@ -36,6 +37,9 @@ log = logging.getLogger("updown.server")
 
 SPECTATOR = -1
 """The frames key of spectators (``view(None)``)."""
+BUSY = "the server is busy: its database cannot be reached; nothing was stored, send the action again " \
+       "(with the same id) in a moment"
+"""The message of the ``busy`` error: an action refused, not acknowledged, while the database is away."""
 
 
 class ActionError(Exception):
@@ -123,6 +127,10 @@ class Live:
         """Called with a socket whose seat is no longer its account's (the hub closes it)."""
         self.owned_since = 0.0
         """When this process began to drive the table: no absence is counted from before it."""
+        self.health = ServiceHealth()
+        """The hub's: whether the database is reachable (a commit is retried, or refused at once)."""
+        self.drive_failed_at = 0.0
+        """When the driving loop last stopped on a fault; the hub's watchdog restarts it."""
         for k in self.frames:
             self._frame_check(k)
 
@@ -167,9 +175,13 @@ class Live:
                 f.loglens[-1] = loglen
             f.sig = sig
 
-    async def catch_up(self) -> bool:
-        """Apply steps another process stored (several processes only; alone, every step is ours)."""
-        if not self.shared:
+    async def catch_up(self, force: bool = False) -> bool:
+        """Apply steps another process stored (several processes only; alone, every step is ours).
+
+        ``force``: read them alone too, after a commit that failed in a way that leaves open
+        whether it was stored (the connection dropped before the answer): the retry then meets its
+        own step, and takes it from the database instead of storing it twice."""
+        if not self.shared and not force:
             return False
         rows = await asyncio.to_thread(self.store.steps, self.id, len(self.steps))
         changed = self.absorb(rows)
@@ -333,23 +345,30 @@ class Live:
                 cost = self.state.leave_cost(seat) if by == "leave" else 0
                 trial = self.state.clone()
                 trial.apply(action, seat)
-                finish: Finish | Posting | None = await self.settle(trial)
-                if finish is None and cost and self.charger is not None:
-                    # A paid leave is charged as it happens, with its step; the settlement at the
-                    # end takes off what was charged already.
-                    finish = await asyncio.to_thread(self.charger, self, seat, cost)
                 try:
-                    with WRITE_SECONDS.time():
-                        await self.store.commit_async(self.id, [row], finish)
+                    finish: Finish | Posting | None = await self.settle(trial)
+                    if finish is None and cost and self.charger is not None:
+                        # A paid leave is charged as it happens, with its step; the settlement at the
+                        # end takes off what was charged already.
+                        finish = await asyncio.to_thread(self.charger, self, seat, cost)
+                except Exception as err:  # ratings or accounts could not be read: nothing is stored
+                    if not is_outage(err):
+                        raise
+                    self.health.failed(DATABASE, err)
+                    raise ActionError("busy", BUSY) from None
+                try:
+                    await self._commit([row], finish)
                 except Conflict:
-                    await self.catch_up()
+                    await self._catch_up_after_conflict()
                     continue
                 except Unbalanced as err:
                     log.error("%s", err)
                     raise ActionError("unbalanced", "the ledger entries of this step do not balance; "
                                                     "nothing was stored (a server fault, logged)") from None
                 except Exception as err:  # the database failed: nothing is acknowledged or applied
-                    log.error("table %s: step %d not stored: %s", self.id, row.n, str(err).splitlines()[0][:200])
+                    if is_outage(err):
+                        raise ActionError("busy", BUSY) from None
+                    log.error("table %s: step %d not stored: %s", self.id, row.n, first_line(err))
                     raise ActionError("not-stored", "the action could not be stored; send it again "
                                                     "(with the same id)") from None
                 self.state = trial
@@ -360,6 +379,24 @@ class Live:
                     log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
                 return row.n
             raise ActionError("busy", "the table is busy; send the action again")
+
+    async def _commit(self, rows: list[StepRow], finish: Finish | Posting | None) -> None:
+        """Store steps, retried with backoff while the database is away (a few seconds at most)."""
+        async def once() -> None:
+            with WRITE_SECONDS.time():
+                await self.store.commit_async(self.id, rows, finish)
+        await retried(once, self.health, DATABASE)
+
+    async def _catch_up_after_conflict(self) -> None:
+        """A step number or client id was taken: another process stored it, or an earlier try of
+        ours whose answer was lost. Either way the stored steps are the truth."""
+        await retried(lambda: self.catch_up(force=True), self.health, DATABASE)
+
+    def due(self) -> bool:
+        """Whether the driving loop has work now: a chance step, or a bot or stand-in to act."""
+        if self.status != "running" or self.state.is_terminal():
+            return False
+        return self.state.is_chance() or any(self._auto(s) for s in self.state.actors())
 
     def _check(self, seat: int, action: int) -> None:
         if self.status in ("closed", "aborted"):
@@ -400,10 +437,9 @@ class Live:
                                 time.time()))
         finish = await self.settle(trial)
         try:
-            with WRITE_SECONDS.time():
-                await self.store.commit_async(self.id, rows, finish)
+            await self._commit(rows, finish)
         except Conflict:
-            await self.catch_up()
+            await self._catch_up_after_conflict()
             return
         ACTIONS.labels("chance").inc(len(rows))
         for row in rows:
@@ -460,11 +496,18 @@ class Live:
                 except ActionError as err:
                     if err.code == "unbalanced":
                         return  # refused loudly (logged); playing on would hit it again
+                    if err.code in ("busy", "not-stored"):
+                        self.drive_failed_at = time.time()
+                        return  # the database is away: the hub's watchdog starts the loop again
                     continue  # the position moved on meanwhile (another seat acted); think again
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("table %s: the driving loop stopped", self.id)
+        except Exception as err:
+            self.drive_failed_at = time.time()
+            if is_outage(err):  # told once by the service's health; the watchdog restarts the loop
+                self.health.failed(DATABASE, err)
+            else:
+                log.exception("table %s: the driving loop stopped (restarted by the watchdog)", self.id)
 
     def _leave_pending(self, seat: int) -> bool:
         return not any(r.seat == seat and r.by == "leave" for r in self.steps)

@@ -21,6 +21,9 @@ WRITE_SECONDS = Histogram("updown_db_write_seconds", "Storing a table's steps (o
 LIMITED = Counter("updown_limited", "Requests and messages refused by a limit", ["limit"])
 CONNECTIONS = Gauge("updown_connections", "Open table WebSockets of this process", ["role"])
 TABLES = Gauge("updown_tables", "Tables this process holds in memory, by status", ["status"])
+SERVICE_UP = Gauge("updown_service_up", "1 while this process reaches the service (database, redis), 0 while not",
+                   ["service"])
+OUTAGES = Gauge("updown_service_outages", "Times this process lost the service since it started", ["service"])
 
 
 def page(hub: object) -> tuple[bytes, str]:
@@ -33,4 +36,10 @@ def page(hub: object) -> tuple[bytes, str]:
     watching = sum(1 for live in lives for c in live.conns if c.key < 0)
     CONNECTIONS.labels("player").set(seated)
     CONNECTIONS.labels("spectator").set(watching)
+    health = getattr(hub, "health", None)
+    if health is not None:
+        services = ["database", *(["redis"] if getattr(hub, "multi", False) else [])]
+        for service in services:
+            SERVICE_UP.labels(service).set(0 if health.is_down(service) else 1)
+            OUTAGES.labels(service).set(health.outages.get(service, 0))
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
@@ -74,6 +74,11 @@ class Store:
         """SQLite has one writer at a time: one thread writes, grouping steps into transactions."""
         self._executor = ThreadPoolExecutor(max_workers=1 if self._group else 8, thread_name_prefix="updown-writer")
 
+    def ping(self) -> None:
+        """Raise if the database does not answer now (the hub's watch loop asks every second)."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+
     # -- accounts -------------------------------------------------------------------------------
     def create_account(self, name: str, kind: str, pw_hash: str | None) -> int | None:
         """The new account's id, or None if the name is taken."""
@@ -124,6 +129,14 @@ class Store:
                 return None
             acc = s.get(Account, row.account_id)
             return None if acc is None or acc.disabled else acc  # disabled by ``updown admin``
+
+    def live_sessions(self, hashes: Sequence[str]) -> set[str]:
+        """Which of these session token hashes are still signed in (not ended, not expired)."""
+        if not hashes:
+            return set()
+        with DbSession(self.engine) as s:
+            return set(s.scalars(select(Session.token_hash).where(Session.token_hash.in_(list(hashes)),
+                                                                  Session.expires_at >= time.time())).all())
 
     def end_session(self, token: str) -> None:
         with DbSession(self.engine) as s, s.begin():

@@ -14,12 +14,15 @@ from updown.core.errors import UpdownError
 from updown.i18n import normalize
 from updown.server.deps import COOKIE, Services, services
 from updown.server.guards import same_origin
-from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.live import BUSY, SPECTATOR, ActionError, Live
 from updown.server.metrics import ACK_SECONDS
+from updown.server.outage import DATABASE, is_outage
 from updown.server.store import token_hash
 
 MAX_FRAME = 4096
 """Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
+TRY_AGAIN = 1013
+"""The close code ("try again later") of a socket opened while the database cannot be reached."""
 
 router = APIRouter()
 
@@ -34,12 +37,20 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         await websocket.close(code=4403, reason="cross-origin socket refused")
         return
     token = websocket.cookies.get(COOKIE)
-    acc = await asyncio.to_thread(store.session_account, token) if token else None
-    live = await hub.live(table_id)
-    if live is None:
-        await websocket.close(code=4404, reason="no such table")
+    try:
+        acc = await asyncio.to_thread(store.session_account, token) if token else None
+        live = await hub.live(table_id)
+        if live is None:
+            await websocket.close(code=4404, reason="no such table")
+            return
+        await hub.refresh(live)
+    except Exception as err:
+        if not is_outage(err):
+            raise
+        hub.health.failed(DATABASE, err)
+        # Nothing can be checked or shown without the database: the client tries again shortly.
+        await websocket.close(code=TRY_AGAIN, reason="server busy: the database cannot be reached; retrying")
         return
-    await hub.refresh(live)
     watch = websocket.query_params.get("watch") in ("1", "true")
     key = SPECTATOR
     if acc is not None and not watch:
@@ -56,6 +67,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     try:
         await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
                               "you": acc.name if acc else None, "max_frame": MAX_FRAME})
+        if hub.health.down:
+            await conn.send_json(hub.health.message())
         async with live.lock:
             await live.catch_up()
         async with conn.send_lock:
@@ -77,7 +90,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             if text is None:
                 await conn.error(None, "malformed", "send JSON text frames, not binary")
                 continue
-            await handle(svc, live, conn, text)
+            await handle_safely(svc, live, conn, text)
     except (WebSocketDisconnect, RuntimeError, OSError):
         pass  # the client went away mid-send
     finally:
@@ -87,6 +100,24 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             await hub.changed(live)
         except Exception:
             pass
+
+async def handle_safely(svc: Services, live: Live, conn: Connection, text: str) -> None:
+    """:func:`handle`, where a service that cannot be reached costs this message, not the socket:
+    the client is told ``busy`` (nothing was done: it may send the same message again)."""
+    try:
+        await handle(svc, live, conn, text)
+    except Exception as err:
+        if not is_outage(err):
+            raise
+        svc.hub.health.failed(DATABASE, err)
+        cid = None
+        try:
+            msg = json.loads(text)
+            cid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), str) else None
+        except ValueError:
+            pass
+        await conn.error(cid, "busy", BUSY)
+
 
 async def handle(svc: Services, live: Live, conn: Connection, text: str) -> None:
     hub = svc.hub

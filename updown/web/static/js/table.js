@@ -24,6 +24,7 @@ export class TableClient {
     this.message = null; this.connState = 'connecting'; this.needResend = false; this.renderQueued = false;
     this.motions = 0; this.myTurn = false; this.turns = 0; this.beeps = 0; this.notified = 0; // turn alerts (counted for tests)
     this.hint = null; this.review = null; this.rematch = null; this.rematchTimer = null;
+    this.service = null; this.resendTimer = null; // the server's database or Redis away (see onMessage)
     this.wantFocus = false; this.resultsShown = false;
     this.tick = setInterval(() => this.tickClocks(), 500);
   }
@@ -42,7 +43,7 @@ export class TableClient {
   }
 
   stop() {
-    this.stopped = true; clearInterval(this.tick); clearInterval(this.rematchTimer);
+    this.stopped = true; clearInterval(this.tick); clearInterval(this.rematchTimer); clearTimeout(this.resendTimer);
     document.title = 'updown';
     if (this.ws) { try { this.ws.close(); } catch (e) { /* gone */ } }
     window.__table = null;
@@ -62,6 +63,7 @@ export class TableClient {
     ws.onclose = (ev) => {
       if (ws !== this.ws || this.stopped) return;
       if (ev.code === 4404) { this.connState = 'gone'; this.render(); return; }
+      if (ev.code === 1013) this.service = {busy: true, down: ['database']}; // try again later
       if (ev.code === 4001) {
         // The seat is no longer ours (we left, were signed out, or it was freed): what we had not
         // sent is dropped, and we come back as a spectator.
@@ -95,7 +97,7 @@ export class TableClient {
           // Frame numbers are per seat: a new seat starts from a snapshot.
           this.n = null; this.send({type: 'resync', since: null});
         }
-        this.helloSeat = m.seat; this.seat = m.seat; this.connState = 'open'; this.needResend = true;
+        this.helloSeat = m.seat; this.seat = m.seat; this.connState = 'open'; this.needResend = true; this.service = null;
         break;
       case 'snapshot':
         this.view = m.view; this.log = m.view.log || []; this.lines = m.lines || []; this.n = m.n;
@@ -120,7 +122,17 @@ export class TableClient {
         this.pending.delete(m.id); this.savePending();
         if (m.left) this.message = {kind: 'info', text: t('You left the game; a bot plays your seat.')};
         break;
+      case 'service':
+        // The server lost its database or Redis, or has them back (busy: moves cannot be stored now).
+        this.service = m.down && m.down.length ? m : null;
+        if (!this.service && this.pending.size) this.resendSoon(0);
+        break;
       case 'error':
+        if ((m.code === 'busy' || m.code === 'not-stored') && m.id && this.pending.has(m.id)) {
+          // Nothing was stored: the same move, with the same id, is sent again shortly.
+          this.resendSoon(1000);
+          break;
+        }
         if (m.id) { this.pending.delete(m.id); this.savePending(); }
         this.lastSentN = null;
         this.message = {kind: 'error', text: t('Refused: {message}', {message: m.message})};
@@ -157,10 +169,18 @@ export class TableClient {
     }
   }
 
+  resendSoon(delay) {
+    clearTimeout(this.resendTimer);
+    this.resendTimer = setTimeout(() => {
+      for (const [id, action] of this.pending) this.send({type: 'act', id, action});
+    }, delay);
+  }
+
   // -- acting ----------------------------------------------------------------------------------
   // Why nothing can be played for a moment (the page waits for the server), or null.
   waitWhy() {
     if (this.seat === null || this.seat === undefined) return null;
+    if (this.service && this.service.busy) return t('The server is busy; your move is sent again by itself.');
     if (this.connState !== 'open') return t('Connection lost; reconnecting…');
     if (this.pending.size || this.n === this.lastSentN) return t('your move is on its way to the table; wait a moment');
     return null;
@@ -257,6 +277,11 @@ export class TableClient {
           ? h('button', {type: 'button', class: 'secondary', onclick: () => this.seatAction('leave')}, t('Leave this seat')) : null));
     const banners = [];
     if (this.connState === 'reconnecting') banners.push(h('div', {class: 'banner warn'}, t('Connection lost; reconnecting…')));
+    if (this.service) {
+      banners.push(h('div', {class: 'banner warn', role: 'status', 'data-service': this.service.down.join(' ')},
+        this.service.busy ? t('The server cannot reach its database: moves wait until it is back. Retrying…')
+          : t('The server is slow to pass moves on; retrying…')));
+    }
     if (this.connState === 'gone') banners.push(h('div', {class: 'banner error'}, t('This table no longer exists.')));
     if (tb.status === 'aborted') banners.push(h('div', {class: 'banner info'}, t('This table ended without a result: its players left before anyone played.')));
     if (!seated && tb.status !== 'open') banners.push(h('div', {class: 'banner info', 'data-spectator': ''}, t('You are watching this game.')));

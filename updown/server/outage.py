@@ -1,0 +1,128 @@
+"""What this process knows of the services it stands on (the database, Redis) and what it does
+while one of them is away.
+
+A failure of a service is noticed where it happens (a commit, a publish, the Redis listener) and
+by the hub's watch loop, which asks both services every second. While the database is away,
+actions are refused with ``busy`` (nothing is acknowledged that is not stored) and every client is
+sent ``{"type": "service", "busy": true, ...}``; while Redis is away, tables keep going and each
+process reads its tables' new steps from the database instead of waiting to hear of them. When a
+service is back, clients get ``busy: false`` and every table carries on by itself: drivers are
+restarted, the Redis listener resubscribes and catches every table up from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+log = logging.getLogger("updown.server")
+
+DATABASE = "database"
+REDIS = "redis"
+
+T = TypeVar("T")
+
+MESSAGES = {
+    DATABASE: "the server cannot reach its database; moves wait until it is back (retrying)",
+    REDIS: "the server cannot reach the other server processes; moves may show late (retrying)",
+}
+
+
+def is_outage(err: BaseException) -> bool:
+    """Whether ``err`` says a service cannot be reached now (rather than a fault of the request).
+
+    SQLAlchemy's operational and interface errors (a dropped or refused connection, a server
+    shutting down, SQLite's "database is locked"), a connection pool that gave up, and Redis's
+    connection and timeout errors."""
+    try:
+        from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+        from sqlalchemy.exc import TimeoutError as PoolTimeout
+    except ImportError:  # pragma: no cover - the server always has SQLAlchemy
+        return False
+    if isinstance(err, (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)):
+        return True
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeout
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(err, (RedisConnectionError, RedisTimeout))
+
+
+def first_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0][:200] or type(err).__name__
+
+
+class ServiceHealth:
+    """Which services are away now, since when and why; listeners hear every change."""
+
+    def __init__(self) -> None:
+        self.down: dict[str, tuple[float, str]] = {}
+        self.listeners: list[Callable[[], Coroutine[Any, Any, None]]] = []
+        self.outages: dict[str, int] = {DATABASE: 0, REDIS: 0}
+        """How many times each service went away since this process started."""
+
+    def is_down(self, service: str) -> bool:
+        return service in self.down
+
+    def failed(self, service: str, err: BaseException | str) -> bool:
+        """Note a failure; True (and the listeners told) if the service was thought up until now."""
+        if service in self.down:
+            return False
+        reason = err if isinstance(err, str) else first_line(err)
+        self.down[service] = (time.time(), reason)
+        self.outages[service] = self.outages.get(service, 0) + 1
+        log.warning("%s unreachable: %s (retrying; clients are told)", service, reason)
+        self._tell()
+        return True
+
+    def ok(self, service: str) -> bool:
+        """Note that a service answered; True (and the listeners told) if it was away until now."""
+        if service not in self.down:
+            return False
+        since, _reason = self.down.pop(service)
+        log.warning("%s back after %.1f s", service, time.time() - since)
+        self._tell()
+        return True
+
+    def message(self) -> dict[str, Any]:
+        """What every client is sent when this changes (and on connecting while something is away)."""
+        down = sorted(self.down)
+        return {"type": "service", "busy": DATABASE in self.down, "down": down,
+                "since": {s: round(self.down[s][0], 3) for s in down},
+                "message": "; ".join(MESSAGES[s] for s in down if s in MESSAGES)}
+
+    def _tell(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for listener in self.listeners:
+            loop.create_task(listener())
+
+
+async def retried(what: Callable[[], Awaitable[T]], health: ServiceHealth, service: str, *,
+                  delays: tuple[float, ...] = (0.1, 0.3, 0.8, 1.5)) -> T:
+    """``what()``, tried again after each delay while it fails with an outage (see :func:`is_outage`).
+
+    Once the service is known to be away, it is tried once only: the caller answers at once (busy)
+    instead of holding a client for seconds. The last outage error is raised; any other error at
+    once. A success notes the service as up."""
+    tries = 1 if health.is_down(service) else len(delays) + 1
+    for attempt in range(tries):
+        try:
+            result = await what()
+        except Exception as err:
+            if not is_outage(err):
+                raise
+            health.failed(service, err)
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(delays[attempt])
+            continue
+        health.ok(service)
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover
