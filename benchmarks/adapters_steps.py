@@ -1,24 +1,31 @@
-"""Environment steps per second through the research adapters, against the engine's own random
-playouts and OpenSpiel's C++ Euchre through pyspiel, interleaved in one process.
+"""Decisions per second through the research adapters, against the plain protocol loop, the
+vector environments and OpenSpiel's C++ Euchre, interleaved in one process; and the observation
+encoders against their first version.
 
-    .venv/bin/python benchmarks/adapters_steps.py [SECONDS_PER_RUN] [ROUNDS]
+    nice -n 10 .venv/bin/python benchmarks/adapters_steps.py [SECONDS_PER_RUN] [ROUNDS]
 
-A *step* is one chance outcome or one action applied, in every loop (so the units agree); games/s
-is printed too. Every loop plays uniformly random legal actions and draws chance uniformly:
+A *decision* is one seat's action applied (chance outcomes are not counted), in every loop, so
+the units agree; games/s is printed too. Every loop plays uniformly random legal actions:
 
-* ``engine``: ``updown.bench.random_playouts`` (the protocol directly: apply, legal_actions).
-* ``pz-aec``: ``updown.adapters.pettingzoo.env``: per decision ``last()`` (observation vector
-  and mask from the view) and ``step``; chance is resolved inside ``step``.
+* ``plain``: the protocol directly (``is_chance``/``sample_chance``, ``actors``,
+  ``legal_actions``, ``apply``), no observation: the reference of the ratios.
+* ``plain+view``: the same, asking ``view(seat)`` at each decision: what any observation must be
+  built from (an agent sees nothing else), so the floor of an environment's cost.
+* ``pz-aec``: ``updown.adapters.pettingzoo.env``: per decision ``last()`` (observation vector and
+  mask from the view) and ``step``; chance is resolved inside ``step``.
+* ``pz-aec-first``: the same with the first version of the encoders and the mask (kept in
+  ``tests/test_adapters_encoders_reference.py``): what the speed-up of the encoders gives.
 * ``pz-par``: the Parallel env (UP&DOWN): every seat's observation at every step.
-* ``os-py``: ``updown.adapters.openspiel`` through pyspiel, ``apply_action`` with a random legal
-  action and no observation requested (OpenSpiel's own loop).
-* ``os-py+obs``: the same, asking the actor's ``observation_tensor`` at each decision (for
-  UP&DOWN through ``python_updown_turns``: a simultaneous node has no single actor to observe;
-  ``os-py`` plays ``python_updown``, whose simultaneous node takes a flat joint action).
-* ``pyspiel``: OpenSpiel's own C++ ``euchre``, the same loop as ``os-py`` (Euchre only).
+* ``vec-scalar``, ``vec-batched``: ``updown.adapters.vector`` with 64 / 256 games (the batched
+  backend: UP&DOWN); every game's observation and mask at every step.
+* ``os-py``: ``updown.adapters.openspiel`` through pyspiel with no observation requested;
+  ``os-py+obs``: asking the actor's ``observation_tensor`` at each decision (UP&DOWN through
+  ``python_updown_turns``); ``pyspiel``: OpenSpiel's own C++ ``euchre`` (Euchre only).
 
-Each (game, loop) is run ``ROUNDS`` times in turn, round-robin, and the median is printed, with
-the ratio to the engine's median.
+Each (game, loop) runs ``ROUNDS`` times in turn, round-robin; medians are printed with the ratio
+to ``plain`` and to ``plain+view``. Then each game's encoder (``Encoder.encode``) is timed against
+its first version (kept in ``tests/test_adapters_encoders_reference.py``, which checks that both
+give the same vectors) on the same views, interleaved, and the median speed-up is printed.
 """
 
 from __future__ import annotations
@@ -28,43 +35,84 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from updown.bench import random_playouts
 from updown.core.registry import get_game
 
-Loop = Callable[[float], tuple[int, int, float]]  # seconds -> (games, steps, elapsed)
+Loop = Callable[[float], tuple[int, int, float]]  # seconds -> (games, decisions, elapsed)
 
 
-def engine_loop(game_id: str, players: int, options: dict[str, Any]) -> Loop:
+def plain_loop(game_id: str, players: int, options: dict[str, Any], view: bool = False) -> Loop:
     game = get_game(game_id)
+    opts = game.options(options)
+    rng = random.Random(1)
+    choice = rng.choice
 
     def run(seconds: float) -> tuple[int, int, float]:
-        r = random_playouts(game, players, game.options(options), seconds, seed=1)
-        return r.games, r.steps, r.seconds
+        games = decisions = 0
+        start = time.perf_counter()
+        while True:
+            state = game.new_state(players, opts)
+            while not state.is_terminal():
+                if state.is_chance():
+                    state.apply(state.sample_chance(rng))
+                    continue
+                seat = state.actors()[0]
+                if view:
+                    state.view(seat)
+                state.apply(choice(state.legal_actions(seat)), seat)
+                decisions += 1
+            games += 1
+            if time.perf_counter() - start >= seconds:
+                return games, decisions, time.perf_counter() - start
     return run
 
 
-def pz_aec_loop(game_id: str, players: int, options: dict[str, Any]) -> Loop:
+def pick(mask: np.ndarray, rng: random.Random) -> int:
+    """A uniformly random legal id of ``mask`` (about 2 µs; ``Generator.choice`` costs 9)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[int(rng.random() * len(legal))])
+
+
+def first_encoder(encoder: Any) -> None:
+    """Put the first version of the encoder and mask on ``encoder`` (for ``pz-aec-first``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from test_adapters_encoders_reference import REFERENCE
+
+    ref = REFERENCE[encoder.game.id](encoder.game, encoder.players, encoder.options)
+
+    def mask(legal: Any) -> np.ndarray:
+        m = np.zeros(encoder.num_actions, dtype=np.int8)
+        m[list(legal)] = 1
+        return m
+
+    encoder.encode = ref.encode
+    encoder.mask = mask
+
+
+def pz_aec_loop(game_id: str, players: int, options: dict[str, Any], first: bool = False) -> Loop:
     from updown.adapters.pettingzoo import env
 
     e = env(game_id, players, options=options)
-    rng = np.random.default_rng(1)
+    if first:
+        first_encoder(e._core.encoder)
+    rng = random.Random(1)
 
     def run(seconds: float) -> tuple[int, int, float]:
-        games = steps = 0
+        games = decisions = 0
         start = time.perf_counter()
         while True:
             e.reset(seed=games)
-            for agent in e.agent_iter():
+            for _agent in e.agent_iter():
                 obs, _r, term, trunc, _ = e.last()
-                e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-            steps += len(e.history)
+                e.step(None if term or trunc else pick(obs["action_mask"], rng))
+            decisions += sum(1 for seat, _ in e.history if seat is not None)
             games += 1
             if time.perf_counter() - start >= seconds:
-                return games, steps, time.perf_counter() - start
+                return games, decisions, time.perf_counter() - start
     return run
 
 
@@ -72,19 +120,40 @@ def pz_parallel_loop(game_id: str, players: int, options: dict[str, Any]) -> Loo
     from updown.adapters.pettingzoo import parallel_env
 
     p = parallel_env(game_id, players, options=options)
-    rng = np.random.default_rng(1)
+    rng = random.Random(1)
 
     def run(seconds: float) -> tuple[int, int, float]:
-        games = steps = 0
+        games = decisions = 0
         start = time.perf_counter()
         while True:
             obs, _ = p.reset(seed=games)
             while p.agents:
-                obs, *_ = p.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in p.agents})
-            steps += len(p.history)
+                obs, *_ = p.step({a: pick(obs[a]["action_mask"], rng) for a in p.agents})
+            decisions += sum(1 for seat, _ in p.history if seat is not None)
             games += 1
             if time.perf_counter() - start >= seconds:
-                return games, steps, time.perf_counter() - start
+                return games, decisions, time.perf_counter() - start
+    return run
+
+
+def vector_loop(game_id: str, players: int, options: dict[str, Any], num_envs: int, backend: str) -> Loop:
+    from updown.adapters.vector import vector_env
+
+    v = vector_env(game_id, players, num_envs, options=options, seed=1, backend=backend)
+    rng = np.random.default_rng(1)
+    _obs, info = v.reset()
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        nonlocal info
+        games = decisions = 0
+        start = time.perf_counter()
+        while True:
+            mask = info["action_mask"]
+            _obs, _r, terminated, _t, info = v.step((rng.random(mask.shape) * mask).argmax(axis=1))
+            decisions += num_envs
+            games += int(terminated.sum())
+            if time.perf_counter() - start >= seconds:
+                return games, decisions, time.perf_counter() - start
     return run
 
 
@@ -94,7 +163,7 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False) -> Loop:
     choice = rng.choice
 
     def run(seconds: float) -> tuple[int, int, float]:
-        games = steps = 0
+        games = decisions = 0
         start = time.perf_counter()
         while True:
             state = game.new_initial_state()
@@ -105,14 +174,53 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False) -> Loop:
                     if observe:
                         state.observation_tensor(state.current_player())
                     state.apply_action(choice(state.legal_actions()))
-            steps += len(state.history())
+                    decisions += 1
             games += 1
             if time.perf_counter() - start >= seconds:
-                return games, steps, time.perf_counter() - start
+                return games, decisions, time.perf_counter() - start
     return run
 
 
-def main(seconds: float = 1.5, rounds: int = 3) -> None:
+def encoder_pairs(seconds: float, rounds: int) -> None:
+    """Each game's encoder against its first version, on the same views, interleaved."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from test_adapters_encoders_reference import REFERENCE
+
+    from updown.adapters.observations import encoder_for
+
+    print(f"\nobservation encoders on the same views, {rounds} interleaved rounds; medians")
+    for game_id, players, options in (("euchre", 4, {"deals": 1}), ("updown", 4, {"rounds": 1}),
+                                      ("updown-sueca", 4, {}), ("up-or-down", 4, {})):
+        game = get_game(game_id)
+        enc = encoder_for(game, players, options)
+        ref = REFERENCE[game_id](game, players, enc.options)
+        rng = random.Random(1)
+        views = []
+        while len(views) < 2000:
+            state = game.new_state(players, enc.options)
+            while not state.is_terminal():
+                if state.is_chance():
+                    state.apply(state.sample_chance(rng))
+                    continue
+                seat = state.actors()[0]
+                views.append(state.view(seat))
+                state.apply(rng.choice(state.legal_actions(seat)), seat)
+        times: dict[str, list[float]] = {"first": [], "now": []}
+        for _ in range(rounds):
+            for name, encode in (("first", ref.encode), ("now", enc.encode)):
+                start, done = time.perf_counter(), 0
+                while time.perf_counter() - start < seconds / 2:
+                    for view in views[:200]:
+                        encode(view)
+                    done += 200
+                times[name].append((time.perf_counter() - start) / done * 1e6)
+        ratios = [a / b for a, b in zip(times["first"], times["now"])]
+        print(f"  {game_id:13s} first version {statistics.median(times['first']):6.1f} µs, now "
+              f"{statistics.median(times['now']):6.1f} µs per view: {statistics.median(ratios):.2f}x "
+              f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+
+
+def main(seconds: float = 1.0, rounds: int = 5) -> None:
     import pyspiel
 
     from updown.adapters import openspiel as uo
@@ -120,34 +228,56 @@ def main(seconds: float = 1.5, rounds: int = 3) -> None:
     euchre_peer_name, euchre_peer_params = get_game("euchre").openspiel_peer  # type: ignore[misc]
     setups: list[tuple[str, dict[str, Loop]]] = [
         ("euchre, 4 players, one deal", {
-            "engine": engine_loop("euchre", 4, {"deals": 1}),
+            "plain": plain_loop("euchre", 4, {"deals": 1}),
+            "plain+view": plain_loop("euchre", 4, {"deals": 1}, view=True),
             "pz-aec": pz_aec_loop("euchre", 4, {"deals": 1}),
+            "pz-aec-first": pz_aec_loop("euchre", 4, {"deals": 1}, first=True),
+            "vec-scalar": vector_loop("euchre", 4, {"deals": 1}, 64, "scalar"),
             "os-py": spiel_loop(lambda: uo.load("euchre", 4, deals=1)),
             "os-py+obs": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True),
             "pyspiel": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params)),
         }),
         ("updown, 4 players, one round", {
-            "engine": engine_loop("updown", 4, {"rounds": 1}),
+            "plain": plain_loop("updown", 4, {"rounds": 1}),
+            "plain+view": plain_loop("updown", 4, {"rounds": 1}, view=True),
             "pz-aec": pz_aec_loop("updown", 4, {"rounds": 1}),
+            "pz-aec-first": pz_aec_loop("updown", 4, {"rounds": 1}, first=True),
             "pz-par": pz_parallel_loop("updown", 4, {"rounds": 1}),
+            "vec-scalar": vector_loop("updown", 4, {"rounds": 1}, 64, "scalar"),
+            "vec-batched": vector_loop("updown", 4, {"rounds": 1}, 256, "batched"),
             "os-py": spiel_loop(lambda: uo.load("updown", 4, rounds=1)),
             "os-py+obs": spiel_loop(lambda: uo.load("updown", 4, turns=True, rounds=1), observe=True),
         }),
+        ("updown-sueca, 4 players", {
+            "plain": plain_loop("updown-sueca", 4, {}),
+            "plain+view": plain_loop("updown-sueca", 4, {}, view=True),
+            "pz-aec": pz_aec_loop("updown-sueca", 4, {}),
+            "pz-aec-first": pz_aec_loop("updown-sueca", 4, {}, first=True),
+        }),
+        ("up-or-down, 4 players", {
+            "plain": plain_loop("up-or-down", 4, {}),
+            "plain+view": plain_loop("up-or-down", 4, {}, view=True),
+            "pz-aec": pz_aec_loop("up-or-down", 4, {}),
+            "pz-aec-first": pz_aec_loop("up-or-down", 4, {}, first=True),
+        }),
     ]
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for r in range(rounds):
+    for _ in range(rounds):
         for title, loops in setups:
             for name, loop in loops.items():
-                games, steps, elapsed = loop(seconds)
-                results.setdefault((title, name), []).append((steps / elapsed, games / elapsed))
-    print(f"{seconds:g} s per run, {rounds} rounds interleaved; medians; ratio = steps/s over the engine's")
+                games, decisions, elapsed = loop(seconds)
+                results.setdefault((title, name), []).append((decisions / elapsed, games / elapsed))
+    print(f"{seconds:g} s per run, {rounds} rounds interleaved; medians; ratios of decisions/s")
     for title, loops in setups:
         print(f"\n{title}")
-        base = statistics.median(s for s, _ in results[(title, "engine")])
+        print(f"  {'loop':12s} {'decisions/s':>12s} {'games/s':>10s}   {'/ plain':>8s} {'/ plain+view':>13s}")
+        base = statistics.median(d for d, _ in results[(title, "plain")])
+        viewed = statistics.median(d for d, _ in results[(title, "plain+view")])
         for name in loops:
-            sps = statistics.median(s for s, _ in results[(title, name)])
+            dps = statistics.median(d for d, _ in results[(title, name)])
             gps = statistics.median(g for _, g in results[(title, name)])
-            print(f"  {name:10s} {sps:11,.0f} steps/s {gps:9,.1f} games/s   ratio {sps / base:6.3f}")
+            print(f"  {name:12s} {dps:12,.0f} {gps:10,.1f}   {dps / base:8.3f} {dps / viewed:13.3f}")
+    encoder_pairs(seconds, rounds)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import importlib
 import pkgutil
 import random
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -33,6 +34,7 @@ from updown.core.protocol import Event, Game, Result, View
 
 Array = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
+Buffer = array  # array("f"): the flat float32 vector an encoder writes, entry by entry
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,9 @@ class Encoder(ABC):
         self.num_actions = action_space_size(game)
         self.layout = Layout()
         self.build(self.layout)
+        self.at = {f.name: f.start for f in self.layout.fields}
+        """Each field's offset in the vector (``fill`` writes ``v[self.at[name] + i]``)."""
+        self._zeros = array("f", bytes(4 * self.layout.size))
 
     # -- what a game module defines ----------------------------------------------------------
     @abstractmethod
@@ -100,8 +105,11 @@ class Encoder(ABC):
         """Add the fields, in order."""
 
     @abstractmethod
-    def fill(self, view: View, out: dict[str, Array]) -> None:
-        """Write ``view`` into the (zeroed) fields ``out``."""
+    def fill(self, view: View, v: Buffer) -> None:
+        """Write ``view`` into the zeroed flat vector ``v`` (an ``array("f")``): field ``name``'s
+        entry ``i`` is ``v[self.at[name] + i]``. A Python float written there is rounded to float32
+        as numpy would round it; writing entry by entry into an ``array`` costs a fraction of
+        writing into numpy views."""
 
     @abstractmethod
     def deal_points(self, event: Event) -> list[float] | None:
@@ -128,33 +136,51 @@ class Encoder(ABC):
         return DecisionSpace(self.decision_ids(), self.num_actions)
 
     def encode(self, view: View) -> Array:
-        """The observation vector of a seat's view (``view["seat"]`` must be a seat)."""
+        """The observation vector of a seat's view (``view["seat"]`` must be a seat): a new
+        ``float32`` array (over a buffer of its own)."""
         if view.get("seat") is None:
             raise ValueError("observations are encoded for a seat, not for a spectator's view")
-        vector = np.zeros(self.layout.size, dtype=np.float32)
-        self.fill(view, self.layout.split(vector))
-        return vector
+        buf = self._zeros.__copy__()
+        self.fill(view, buf)
+        return np.frombuffer(buf, dtype=np.float32)
 
     def mask(self, legal: Iterable[int]) -> Mask:
-        """1 at every legal action id, 0 elsewhere."""
-        m = np.zeros(self.num_actions, dtype=np.int8)
-        m[list(legal)] = 1
-        return m
+        """1 at every legal action id, 0 elsewhere (``int8``)."""
+        buf = self._mask_zeros.__copy__()
+        for a in legal:
+            buf[a] = 1
+        return np.frombuffer(buf, dtype=np.int8)
+
+    @functools.cached_property
+    def _mask_zeros(self) -> array:
+        return array("b", bytes(self.num_actions))
 
     def rel(self, view: View, seat: int) -> int:
         """The position of ``seat`` relative to the observer (0 = the observer)."""
         return (seat - view["seat"]) % self.players
 
-    def seats_hot(self, view: View, out: Array, seats: Iterable[int | None]) -> None:
-        """Set ``out[rel(seat)]`` for every seat given (None is skipped)."""
-        for s in seats:
-            if s is not None:
-                out[self.rel(view, s)] = 1.0
+    def relative(self, me: int) -> list[int]:
+        """``relative(me)[s]``: seat ``s``'s position relative to ``me`` (cached per seat)."""
+        return self._relative[me]
 
-    def per_seat(self, view: View, out: Array, values: Sequence[float], scale: float) -> None:
-        """``out[rel(s)] = values[s] / scale``, clipped to [0, 1]."""
-        for s, v in enumerate(values):
-            out[self.rel(view, s)] = min(max(float(v) / scale, 0.0), 1.0)
+    @functools.cached_property
+    def _relative(self) -> list[list[int]]:
+        n = self.players
+        return [[(s - me) % n for s in range(n)] for me in range(n)]
+
+
+def hot(v: Buffer, at: int, rel: list[int], seats: Iterable[int | None]) -> None:
+    """``v[at + rel[s]] = 1`` for every seat ``s`` given (None is skipped)."""
+    for s in seats:
+        if s is not None:
+            v[at + rel[s]] = 1.0
+
+
+def per_seat(v: Buffer, at: int, rel: list[int], values: Sequence[float], scale: float) -> None:
+    """``v[at + rel[s]] = values[s] / scale``, clipped to [0, 1]."""
+    for s, x in enumerate(values):
+        y = float(x) / scale
+        v[at + rel[s]] = 0.0 if y < 0.0 else 1.0 if y > 1.0 else y
 
 
 class DecisionSpace:

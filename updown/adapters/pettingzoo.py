@@ -125,6 +125,8 @@ class _Core:
 
     def mask(self, legal: list[int], extra: int = 0) -> np.ndarray:
         """The agents' mask of ``legal`` (full ids), in the agents' space, ``extra`` ids wider."""
+        if self.space is None and not extra:
+            return self.encoder.mask(legal)
         m = np.zeros(self.num_actions + extra, dtype=np.int8)
         if legal:
             m[legal if self.space is None else self.space.compact_ids[legal]] = 1

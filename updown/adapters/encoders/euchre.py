@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Array, Encoder as Base, Layout, one_hot, scaled
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
 from updown.core.protocol import Event, View
 
 GAME_ID = "euchre"
 PHASES = ("dealer", "deal", "upcard", "bid1", "discard", "bid2", "defend", "play", "over")
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 SUITS = "CDHS"
 CARDS = 24
 SEATS = 4
@@ -38,46 +39,61 @@ class Encoder(Base):
         layout.add("team_tricks", 2, "[observer's team, other team] tricks this deal / 5")
         layout.add("totals", 2, "[observer's team, other team] points / target, at most 1")
 
-    def fill(self, view: View, out: dict[str, Array]) -> None:
+    def fill(self, view: View, v: Buffer) -> None:
+        at = self.at
         cards = self.cards
         me = view["seat"]
-        one_hot(out["phase"], PHASES.index(view["phase"]))
-        self.seats_hot(view, out["dealer"], [view["dealer"]])
-        if view["upcard"] is not None:
-            out["upcard"][cards[view["upcard"]]] = 1.0
-        out["up_taken"][0] = float(bool(view["up_taken"]))
-        if view["trump"] is not None:
-            out["trump"][SUITS.index(view["trump"])] = 1.0
-        self.seats_hot(view, out["maker"], [view["maker"]])
-        out["alone"][0] = float(bool(view["alone"]))
-        self.seats_hot(view, out["defender"], [view["defender"]])
-        self.seats_hot(view, out["out"], view["out"] or [])
-        self.seats_hot(view, out["leader"], [view["leader"]])
-        self.seats_hot(view, out["to_act"], view["to_act"])
+        rel = self.relative(me)
+        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
+        hot(v, at["dealer"], rel, (view["dealer"],))
+        upcard = view["upcard"]
+        if upcard is not None:
+            v[at["upcard"] + cards[upcard]] = 1.0
+        v[at["up_taken"]] = float(bool(view["up_taken"]))
+        trump = view["trump"]
+        if trump is not None:
+            v[at["trump"] + SUITS.index(trump)] = 1.0
+        hot(v, at["maker"], rel, (view["maker"],))
+        v[at["alone"]] = float(bool(view["alone"]))
+        hot(v, at["defender"], rel, (view["defender"],))
+        hot(v, at["out"], rel, view["out"] or ())
+        hot(v, at["leader"], rel, (view["leader"],))
+        hot(v, at["to_act"], rel, view["to_act"])
+        table = at["table"]
         for s, c in view["table"]:
-            out["table"][self.rel(view, s) * CARDS + cards[c]] = 1.0
+            v[table + rel[s] * CARDS + cards[c]] = 1.0
+        hand = at["hand"]
         for c in view["hand"]:
-            out["hand"][cards[c]] = 1.0
-        if view["discard"] is not None:
-            out["discard"][cards[view["discard"]]] = 1.0
-        passes = out["passes"]
-        played = out["played"]
-        for e in view["log"]:
+            v[hand + cards[c]] = 1.0
+        discard = view["discard"]
+        if discard is not None:
+            v[at["discard"] + cards[discard]] = 1.0
+        # This deal's passes and cards played: the log since the last up-card (a new deal).
+        passes, played = at["passes"], at["played"]
+        log = view["log"]
+        start = len(log)
+        while start > 0 and log[start - 1]["type"] != "upcard":
+            start -= 1
+        for i in range(start, len(log)):
+            e = log[i]
             kind = e["type"]
-            if kind == "upcard":  # a new deal: forget the last one's bids and cards
-                passes[:] = 0.0
-                played[:] = 0.0
-            elif kind == "bid" and e["bid"] == "pass":
-                passes[2 * self.rel(view, e["seat"]) + e["round"] - 1] = 1.0
+            if kind == "bid":
+                # a pass in bidding round 1 or 2; round 0 is the lone defender's decision, not a bid
+                if e["bid"] == "pass" and e["round"]:
+                    v[passes + 2 * rel[e["seat"]] + e["round"] - 1] = 1.0
             elif kind == "trick":
                 for s, c in zip(e["seats"], e["cards"]):
-                    played[self.rel(view, s) * CARDS + cards[c]] = 1.0
-        out["trick"][0] = scaled(view["trick"], 5)
-        self.per_seat(view, out["tricks"], view["tricks"], 5)
+                    v[played + rel[s] * CARDS + cards[c]] = 1.0
+        v[at["trick"]] = scaled(view["trick"], 5)
+        per_seat(v, at["tricks"], rel, view["tricks"], 5)
         mine, theirs = me % 2, 1 - me % 2
-        out["team_tricks"][:] = (scaled(view["team_tricks"][mine], 5), scaled(view["team_tricks"][theirs], 5))
+        team = at["team_tricks"]
+        v[team] = scaled(view["team_tricks"][mine], 5)
+        v[team + 1] = scaled(view["team_tricks"][theirs], 5)
         target = view["target"]
-        out["totals"][:] = (scaled(view["totals"][mine], target), scaled(view["totals"][theirs], target))
+        totals = at["totals"]
+        v[totals] = scaled(view["totals"][mine], target)
+        v[totals + 1] = scaled(view["totals"][theirs], target)
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The score of a deal: each seat gets its team's points."""

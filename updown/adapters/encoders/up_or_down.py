@@ -6,13 +6,30 @@ game length; card ``c`` is entry ``c - 1`` of every card field, so sizes below a
 
 from __future__ import annotations
 
-from updown.adapters.observations import Array, Encoder as Base, Layout, one_hot, scaled
+import numpy as np
+
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
 from updown.core.protocol import Event, View
 
 GAME_ID = "up-or-down"
 PHASES = ("deal", "display", "reveal", "drawn", "play", "take", "place", "draw", "over")
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 COLUMNS = 3
 COLOURS = 6
+
+
+def _colour_shares(most: int) -> list[float]:
+    """``[k]``: a column colour's entry for ``k`` cards of that colour: 0.1 added ``k`` times in
+    float32 (as the entry has always been summed), clipped to 1."""
+    entry = np.zeros(1, dtype=np.float32)
+    shares = [0.0]
+    for _ in range(most):
+        entry[0] += 0.1
+        shares.append(float(min(entry[0], np.float32(1.0))))
+    return shares
+
+
+COLOUR_SHARE = _colour_shares(130)
 
 
 class Encoder(Base):
@@ -40,46 +57,56 @@ class Encoder(Base):
         layout.add("up", 1, "cards in the face-up pile / H")
         layout.add("up_top", h, "the face-up pile's top card")
 
-    def fill(self, view: View, out: dict[str, Array]) -> None:
+    def fill(self, view: View, v: Buffer) -> None:
         n, h = self.players, self.highest
-        one_hot(out["phase"], PHASES.index(view["phase"]))
-        self.seats_hot(view, out["turn"], [view["turn"]])
-        self.seats_hot(view, out["to_act"], view["to_act"])
-        for c in view["hand"]:
-            out["hand"][c - 1] = 1.0
-        for c in view["display"]:
-            out["display"][c - 1] = 1.0
+        at = self.at
+        rel = self.relative(view["seat"])
+        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
+        hot(v, at["turn"], rel, (view["turn"],))
+        hot(v, at["to_act"], rel, view["to_act"])
+        for field in ("hand", "display"):
+            base = at[field] - 1
+            for c in view[field]:
+                v[base + c] = 1.0
         if view["played"]:
-            out["played"][view["played"] - 1] = 1.0
+            v[at["played"] + view["played"] - 1] = 1.0
         if view["taken"]:
-            out["taken"][view["taken"] - 1] = 1.0
-        for s, known in enumerate(view["known"]):
-            r = self.rel(view, s)
-            for c in known:
-                out["known"][r * h + c - 1] = 1.0
+            v[at["taken"] + view["taken"] - 1] = 1.0
+        known = at["known"] - 1
+        for s, cards in enumerate(view["known"]):
+            base = known + rel[s] * h
+            for c in cards:
+                v[base + c] = 1.0
+        top, length, up, down = at["column_top"] - 1, at["column_length"], at["column_up"], at["column_down"]
+        colours = at["column_colours"]
         for s, columns in enumerate(view["columns"]):
-            r = self.rel(view, s)
+            r = rel[s]
             for k, col in enumerate(columns):
                 if col is None:
                     continue
                 slot = r * COLUMNS + k
                 cards = col["cards"]
-                out["column_top"][slot * h + cards[-1] - 1] = 1.0
-                out["column_length"][slot] = scaled(len(cards), 10)
-                if col["direction"] == "up":
-                    out["column_up"][slot] = 1.0
-                elif col["direction"] == "down":
-                    out["column_down"][slot] = 1.0
-                colours = out["column_colours"][slot * COLOURS:(slot + 1) * COLOURS]
+                v[top + slot * h + cards[-1]] = 1.0
+                v[length + slot] = scaled(len(cards), 10)
+                direction = col["direction"]
+                if direction == "up":
+                    v[up + slot] = 1.0
+                elif direction == "down":
+                    v[down + slot] = 1.0
+                counts = [0] * COLOURS
                 for c in cards:
-                    colours[(c - 1) % COLOURS] += 0.1
-                colours.clip(0.0, 1.0, out=colours)
-        self.per_seat(view, out["discards"], view["discards"], 30)
-        self.per_seat(view, out["scores"], view["scores"], 60)
-        self.per_seat(view, out["hand_sizes"], view["hand_sizes"], 3)
-        out["down"][0] = scaled(view["down"], h)
-        out["up"][0] = scaled(view["up"], h)
-        one_hot(out["up_top"], view["up_top"] - 1 if view["up_top"] else None)
+                    counts[(c - 1) % COLOURS] += 1
+                base = colours + slot * COLOURS
+                for i, count in enumerate(counts):
+                    if count:
+                        v[base + i] = COLOUR_SHARE[count]
+        per_seat(v, at["discards"], rel, view["discards"], 30)
+        per_seat(v, at["scores"], rel, view["scores"], 60)
+        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], 3)
+        v[at["down"]] = scaled(view["down"], h)
+        v[at["up"]] = scaled(view["up"], h)
+        if view["up_top"]:
+            v[at["up_top"] + view["up_top"] - 1] = 1.0
         del n
 
     def deal_points(self, event: Event) -> list[float] | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from updown.adapters.observations import Array, Encoder as Base, Layout, one_hot, scaled
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown"
 PHASES = ("deal", "dice", "toss", "orient", "lead", "choose", "over")
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 SUITS = "CDHS"
+SUIT_INDEX = {letter: i for i, letter in enumerate(SUITS)}
 CARDS = 44
 HAND = {2: 15, 3: 14, 4: 11}
 
@@ -37,42 +39,61 @@ class Encoder(Base):
         layout.add("tricks", n, "per relative seat, tricks taken this round / tricks per round")
         layout.add("totals", n, "per relative seat, tricks over the match / (tricks per round x rounds), at most 1")
 
-    def fill(self, view: View, out: dict[str, Array]) -> None:
+    def fill(self, view: View, v: Buffer) -> None:
         n = self.players
+        at = self.at
         cards = self.cards
-        one_hot(out["phase"], PHASES.index(view["phase"]))
-        if view["up"] is not None:
-            out["up" if view["up"] else "down"][0] = 1.0
-        if view["trump"] is not None:
-            out["trump"][view["trump"] - 2] = 1.0
-        if view["suits"]:
-            for s, letter in enumerate(view["suits"]):
-                out["suits"][4 * self.rel(view, s) + SUITS.index(letter)] = 1.0
-        self.seats_hot(view, out["leader"], [view["leader"]])
-        self.seats_hot(view, out["to_act"], view["to_act"])
-        self.seats_hot(view, out["submitted"], view["submitted"])
+        rel = self.relative(view["seat"])
+        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
+        up = view["up"]
+        if up is not None:
+            v[at["up"] if up else at["down"]] = 1.0
+        trump = view["trump"]
+        if trump is not None:
+            v[at["trump"] + trump - 2] = 1.0
+        suits = view["suits"]
+        if suits:
+            base = at["suits"]
+            for s, letter in enumerate(suits):
+                v[base + 4 * rel[s] + SUIT_INDEX[letter]] = 1.0
+        hot(v, at["leader"], rel, (view["leader"],))
+        hot(v, at["to_act"], rel, view["to_act"])
+        hot(v, at["submitted"], rel, view["submitted"])
+        hand = at["hand"]
         for c in view["hand"]:
-            out["hand"][cards[c]] = 1.0
-        if view["choice"] is not None:
-            out["choice"][cards[view["choice"]]] = 1.0
+            v[hand + cards[c]] = 1.0
+        choice = view["choice"]
+        if choice is not None:
+            v[at["choice"] + cards[choice]] = 1.0
+        # This round's tricks: the log from its end back to the first event of an earlier round.
+        this_round = view["round"]
+        played = at["played"]
+        log = view["log"]
         last: Event | None = None
-        played = out["played"]
-        for e in view["log"]:
-            if e["type"] == "trick" and e["round"] == view["round"]:
-                last = e
+        i = len(log) - 1
+        while i >= 0:
+            e = log[i]
+            r = e.get("round")
+            if r is not None and r < this_round:
+                break
+            if e["type"] == "trick" and r == this_round:
+                if last is None:
+                    last = e
                 for s, c in enumerate(e["cards"]):
-                    played[self.rel(view, s) * CARDS + cards[c]] = 1.0
+                    v[played + rel[s] * CARDS + cards[c]] = 1.0
+            i -= 1
         if last is not None:
+            last_trick = at["last_trick"]
             for s, c in enumerate(last["cards"]):
-                out["last_trick"][self.rel(view, s) * CARDS + cards[c]] = 1.0
-            self.seats_hot(view, out["last_winner"], [last["winner"]])
+                v[last_trick + rel[s] * CARDS + cards[c]] = 1.0
+            hot(v, at["last_winner"], rel, (last["winner"],))
         per_round = view["tricks_per_round"]
-        out["trick"][0] = scaled(view["trick"], per_round)
-        out["round"][0] = scaled(view["round"], view["rounds"])
-        out["pot"][0] = scaled(view["pot"], per_round)
-        self.per_seat(view, out["hand_sizes"], view["hand_sizes"], HAND[n])
-        self.per_seat(view, out["tricks"], view["tricks"], per_round)
-        self.per_seat(view, out["totals"], view["totals"], per_round * view["rounds"])
+        v[at["trick"]] = scaled(view["trick"], per_round)
+        v[at["round"]] = scaled(this_round, view["rounds"])
+        v[at["pot"]] = scaled(view["pot"], per_round)
+        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], HAND[n])
+        per_seat(v, at["tricks"], rel, view["tricks"], per_round)
+        per_seat(v, at["totals"], rel, view["totals"], per_round * view["rounds"])
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The end of a round: each seat's tricks in it."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from updown.adapters.observations import Array, Encoder as Base, Layout, one_hot, scaled
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown-sueca"
 PHASES = ("deal", "turn", "deal2", "draw", "trump", "decide", "exchange", "trick", "over")
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 SUITS = "CDHS"
 CARDS = 40
 SEATS = 4
@@ -46,44 +47,59 @@ class Encoder(Base):
         layout.add("tricks", SEATS, "per relative seat, tricks taken this deal / 5")
         layout.add("left", SEATS, "relative seats whose player left the match (a bot plays them)")
 
-    def fill(self, view: View, out: dict[str, Array]) -> None:
+    def fill(self, view: View, v: Buffer) -> None:
+        at = self.at
         cards = self.cards
-        one_hot(out["phase"], PHASES.index(view["phase"]))
-        self.seats_hot(view, out["dealer"], [view["dealer"]])
-        self.seats_hot(view, out["chooser"], [view["chooser"]])
-        self.seats_hot(view, out["leader"], [view["leader"]])
-        self.seats_hot(view, out["to_act"], view["to_act"])
-        if view["trump"] is not None:
-            out["trump"][SUITS.index(view["trump"])] = 1.0
-        if view["turned"] is not None:
-            out["turned"][cards[view["turned"]]] = 1.0
-        out["double"][0] = float(view["trick_value"] > 1)
-        self.per_seat(view, out["scores"], view["scores"], 40)
-        self.per_seat(view, out["sat_out"], view["sat_out"], 2)
+        rel = self.relative(view["seat"])
+        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
+        hot(v, at["dealer"], rel, (view["dealer"],))
+        hot(v, at["chooser"], rel, (view["chooser"],))
+        hot(v, at["leader"], rel, (view["leader"],))
+        hot(v, at["to_act"], rel, view["to_act"])
+        trump = view["trump"]
+        if trump is not None:
+            v[at["trump"] + SUITS.index(trump)] = 1.0
+        turned = view["turned"]
+        if turned is not None:
+            v[at["turned"] + cards[turned]] = 1.0
+        v[at["double"]] = float(view["trick_value"] > 1)
+        per_seat(v, at["scores"], rel, view["scores"], 40)
+        per_seat(v, at["sat_out"], rel, view["sat_out"], 2)
+        plays, sits_out = at["plays"], at["sits_out"]
         for s, d in enumerate(view["decisions"]):
             if d is not None:
-                out["plays" if d == "play" else "sits_out"][self.rel(view, s)] = 1.0
-        self.seats_hot(view, out["forced"], [s for s, f in enumerate(view["forced"]) if f])
-        self.per_seat(view, out["discarded"], view["discarded"], 5)
-        self.per_seat(view, out["exchanged"], [x or 0 for x in view["exchanged"]], 5)
-        self.per_seat(view, out["hand_sizes"], view["hand_sizes"], 5)
-        out["stock"][0] = scaled(view["stock"], 20)
-        out["trick"][0] = scaled(view["trick"], 5)
+                v[(plays if d == "play" else sits_out) + rel[s]] = 1.0
+        forced = at["forced"]
+        for s, f in enumerate(view["forced"]):
+            if f:
+                v[forced + rel[s]] = 1.0
+        per_seat(v, at["discarded"], rel, view["discarded"], 5)
+        per_seat(v, at["exchanged"], rel, [x or 0 for x in view["exchanged"]], 5)
+        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], 5)
+        v[at["stock"]] = scaled(view["stock"], 20)
+        v[at["trick"]] = scaled(view["trick"], 5)
+        table = at["table"]
         for s, c in view["table"]:
-            out["table"][self.rel(view, s) * CARDS + cards[c]] = 1.0
+            v[table + rel[s] * CARDS + cards[c]] = 1.0
+        hand = at["hand"]
         for c in view["hand"]:
-            out["hand"][cards[c]] = 1.0
+            v[hand + cards[c]] = 1.0
+        mine = at["my_discards"]
         for c in view["my_discards"]:
-            out["my_discards"][cards[c]] = 1.0
-        played = out["played"]
-        for e in view["log"]:
-            if e["type"] == "deal":
-                played[:] = 0.0
-            elif e["type"] == "trick":
+            v[mine + cards[c]] = 1.0
+        # This deal's cards played: the log since the last deal began.
+        played = at["played"]
+        log = view["log"]
+        start = len(log)
+        while start > 0 and log[start - 1]["type"] != "deal":
+            start -= 1
+        for i in range(start, len(log)):
+            e = log[i]
+            if e["type"] == "trick":
                 for s, c in e["cards"]:
-                    played[self.rel(view, s) * CARDS + cards[c]] = 1.0
-        self.per_seat(view, out["tricks"], view["tricks"], 5)
-        self.seats_hot(view, out["left"], view["left"])
+                    v[played + rel[s] * CARDS + cards[c]] = 1.0
+        per_seat(v, at["tricks"], rel, view["tricks"], 5)
+        hot(v, at["left"], rel, view["left"])
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The scoring of a deal: points come off a seat's score, so a seat's reward is minus its
