@@ -16,7 +16,7 @@ from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
-from updown.server.store import HOUSE, Finish, Posting, Store, Unbalanced
+from updown.server.store import HOUSE, ChatRow, Finish, Posting, Store, Unbalanced
 
 log = logging.getLogger("updown.server")
 
@@ -30,6 +30,10 @@ REREAD = 2.0
 """Seconds between re-reads of the tables held here, for what ``updown admin`` changed in the database."""
 WATCH = 1.0
 """Seconds between the watch loop's questions to the database and Redis (see ``outage.py``)."""
+CHAT_HISTORY = 100
+"""Chat lines a new socket gets (the last ones); ``GET /api/tables/{id}/chat`` gives them all."""
+WATCHER_NAMES = 50
+"""Names of spectators listed at most (all are counted)."""
 
 
 class Bus:
@@ -43,6 +47,14 @@ class Bus:
 
     async def session_ended(self, token_hash: str) -> None:
         """Tell the other processes that a session ended (they close its sockets)."""
+        return None
+
+    async def chat(self, table_id: str) -> None:
+        """Tell the other processes that a table has a new chat line (they read it from the database)."""
+        return None
+
+    async def watchers(self, table_id: str, anonymous: int, names: dict[int, str]) -> None:
+        """Tell the other processes who watches a table from here (said again every few seconds)."""
         return None
 
     async def close(self) -> None:
@@ -76,7 +88,7 @@ class RedisBus(Bus):
         self.task: asyncio.Task[None] | None = None
         self.origin = ""
         self.hub: Hub | None = None
-        self.unsent: list[dict[str, str]] = []
+        self.unsent: list[dict[str, Any]] = []
         """Messages not published while Redis was away, sent when it is back (a table once)."""
         self.subscribed = asyncio.Event()
 
@@ -133,15 +145,20 @@ class RedisBus(Bus):
                 await hub.changed_elsewhere(data["table"])
             elif isinstance(data.get("session"), str):
                 hub.close_session(data["session"])
+            elif isinstance(data.get("chat"), str):
+                await hub.chat_elsewhere(data["chat"])
+            elif isinstance(data.get("watchers"), str):
+                await hub.watchers_elsewhere(data["watchers"], str(data.get("origin")), data)
         except Exception as err:  # the database is away: the table is caught up when it is back
             if is_outage(err):
                 hub.health.failed(DATABASE, err)
             else:
                 log.exception("Redis listener: message %s", str(data)[:200])
 
-    async def _send(self, data: dict[str, str]) -> None:
+    async def _send(self, data: dict[str, Any], keep: bool = True) -> None:
         if self.hub is not None and self.hub.health.is_down(REDIS):
-            self._keep(data)  # known away: said when it is back, without waiting on a dead socket
+            if keep:
+                self._keep(data)  # known away: said when it is back, without waiting on a dead socket
             return
         for attempt in range(2):  # after a restart of Redis, a pooled connection fails once
             try:
@@ -150,11 +167,12 @@ class RedisBus(Bus):
             except Exception as err:
                 if attempt == 0:
                     continue
-                self._keep(data)
+                if keep:
+                    self._keep(data)
                 if self.hub is not None:
                     self.hub.health.failed(REDIS, err if is_outage(err) else str(err) or type(err).__name__)
 
-    def _keep(self, data: dict[str, str]) -> None:
+    def _keep(self, data: dict[str, Any]) -> None:
         if data not in self.unsent:
             self.unsent.append(data)
 
@@ -169,6 +187,14 @@ class RedisBus(Bus):
 
     async def session_ended(self, token_hash: str) -> None:
         await self._send({"origin": self.origin, "session": token_hash})
+
+    async def chat(self, table_id: str) -> None:
+        await self._send({"origin": self.origin, "chat": table_id})
+
+    async def watchers(self, table_id: str, anonymous: int, names: dict[int, str]) -> None:
+        # Not kept while Redis is away: it is said again every few seconds anyway.
+        await self._send({"origin": self.origin, "watchers": table_id, "anonymous": anonymous,
+                          "names": {str(a): n for a, n in names.items()}}, keep=False)
 
     async def ping(self) -> None:
         try:
@@ -202,6 +228,12 @@ class Hub:
         self.health = ServiceHealth()
         """Whether the database and Redis answer now (``outage.py``); clients are told of changes."""
         self.health.listeners.append(self._tell_clients)
+        self._chat_locks: dict[str, asyncio.Lock] = {}
+        """One per table: chat lines reach each socket once, in order (:meth:`deliver_chat`)."""
+        self._watched_here: dict[str, tuple[int, dict[int, str]]] = {}
+        """Each table's spectators on this process as last told to the others."""
+        self._watched_elsewhere: dict[str, dict[str, tuple[float, int, dict[int, str]]]] = {}
+        """Each table's spectators on the other processes: origin -> (heard at, anonymous, names)."""
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -217,6 +249,7 @@ class Hub:
         self.tasks.append(loop.create_task(self._watch_loop()))
         if self.multi:
             self.tasks.append(loop.create_task(self._lease_loop()))
+            self.tasks.append(loop.create_task(self._watchers_loop()))
 
     async def stop(self) -> None:
         """A graceful stop (SIGTERM; uvicorn has closed the sockets with 1012, "service restart"):
@@ -310,6 +343,7 @@ class Hub:
                     await live.catch_up(force=True)
                 await live.broadcast()
                 live.kick()
+                await self.deliver_chat(live)  # lines said on other processes meanwhile
             except Exception as err:
                 self._fault(f"table {live.id}: catching up", err)
                 return
@@ -577,6 +611,138 @@ class Hub:
             await self._own(table_id)
         await self.changed(live)
 
+    # -- chat and watchers ------------------------------------------------------------------------
+    def _chat_lock(self, table_id: str) -> asyncio.Lock:
+        return self._chat_locks.setdefault(table_id, asyncio.Lock())
+
+    async def chat(self, live: Live, account_id: int, seat: int | None, text: str, preset: str | None) -> ChatRow:
+        """Store one chat line, send it to this table's sockets here and tell the other processes.
+
+        A line is what a person typed (or a preset's key) with their name, the seat their account
+        holds at the table (None: a spectator) and the time: nothing else. The step number stored
+        with it goes to clients only once the game is finished (:func:`chat_line`)."""
+        row = await asyncio.to_thread(self.store.add_chat, live.id, len(live.steps), account_id, seat, text, preset)
+        await self.deliver_chat(live)
+        await self.bus.chat(live.id)
+        return row
+
+    async def chat_history(self, live: Live, conn: Any) -> None:
+        """A new socket's chat: the last :data:`CHAT_HISTORY` lines, the same for every socket;
+        from then on it gets each line after them once (:meth:`deliver_chat`)."""
+        async with self._chat_lock(live.id):
+            rows = await asyncio.to_thread(self.store.chat, live.id, 0, CHAT_HISTORY + 1)
+            more = len(rows) > CHAT_HISTORY
+            rows = rows[-CHAT_HISTORY:]
+            await conn.send_text(json.dumps({"type": "chat", "history": True, "more": more,
+                                             "lines": [chat_line(r) for r in rows]}))
+            conn.chat_seq = rows[-1].seq if rows else 0
+
+    async def deliver_chat(self, live: Live) -> None:
+        """Send each socket of this table here the stored lines it has not had, in order. The
+        lines are read from the database, so a line stored by another process (heard over Redis, or
+        found by the catch-up while Redis is away) arrives the same way as one of ours."""
+        async with self._chat_lock(live.id):
+            ready = [c for c in list(live.conns) if getattr(c, "chat_seq", None) is not None]
+            if not ready:
+                return
+            after = min(c.chat_seq for c in ready)
+            rows = await asyncio.to_thread(self.store.chat, live.id, after)
+            if not rows:
+                return
+            texts: dict[int, str] = {}
+            for conn in ready:
+                if rows[-1].seq <= conn.chat_seq:
+                    continue
+                if conn.chat_seq not in texts:
+                    texts[conn.chat_seq] = json.dumps({"type": "chat", "lines": [
+                        chat_line(r) for r in rows if r.seq > conn.chat_seq]})
+                try:
+                    await conn.send_text(texts[conn.chat_seq])
+                    conn.chat_seq = rows[-1].seq
+                except Exception:
+                    live.conns.discard(conn)
+
+    async def chat_elsewhere(self, table_id: str) -> None:
+        live = self.lives.get(table_id)
+        if live is not None:
+            await self.deliver_chat(live)
+
+    def _watching_here(self, live: Live) -> tuple[int, dict[int, str]]:
+        """This process's spectators of a table: sockets without an account (counted), and
+        accounts by name. An account that holds a seat there plays, even in a watching tab."""
+        anonymous, names = 0, {}
+        for conn in list(live.conns):
+            if conn.key != SPECTATOR or getattr(conn, "closing", False):
+                continue
+            account = conn.account_id
+            if account is None:
+                anonymous += 1
+            elif not any(s.held_by(account) for s in live.seats):
+                names[account] = getattr(conn, "name", "") or "?"
+        return anonymous, names
+
+    def watchers_message(self, live: Live) -> dict[str, Any]:
+        """``{type: watchers, count, names}``: every process's spectators of this table; names of
+        signed-in ones (each account once, at most :data:`WATCHER_NAMES`), the others counted."""
+        anonymous, names = self._watching_here(live)
+        now = time.time()
+        for _origin, (heard, anon, more) in self._watched_elsewhere.get(live.id, {}).items():
+            if now - heard < 3 * HEARTBEAT:
+                anonymous += anon
+                names.update(more)
+        listed = sorted(set(names.values()), key=str.casefold)
+        return {"type": "watchers", "count": anonymous + len(names), "names": listed[:WATCHER_NAMES]}
+
+    async def watchers_changed(self, live: Live) -> None:
+        """Send each socket of the table the watchers now if they changed for it, and tell the other
+        processes when this process's own spectators changed."""
+        text = json.dumps(self.watchers_message(live))
+        for conn in list(live.conns):
+            if getattr(conn, "last_watchers", None) == text or getattr(conn, "chat_seq", None) is None:
+                continue
+            try:
+                await conn.send_text(text)
+                conn.last_watchers = text
+            except Exception:
+                live.conns.discard(conn)
+        if self.multi:
+            here = self._watching_here(live)
+            if self._watched_here.get(live.id) != here:
+                self._watched_here[live.id] = here
+                await self.bus.watchers(live.id, *here)
+
+    async def watchers_elsewhere(self, table_id: str, origin: str, data: dict[str, Any]) -> None:
+        live = self.lives.get(table_id)
+        if live is None:
+            return
+        raw = data.get("names")
+        names = {int(a): str(n)[:64] for a, n in raw.items() if str(a).isdigit()} if isinstance(raw, dict) else {}
+        anonymous = data.get("anonymous")
+        self._watched_elsewhere.setdefault(table_id, {})[origin] = (
+            time.time(), anonymous if type(anonymous) is int and anonymous >= 0 else 0, names)
+        await self.watchers_changed(live)
+
+    async def _watchers_loop(self) -> None:
+        """Several processes: say who watches from here every few seconds (a process that starts,
+        or missed a message, learns it), and forget what a silent process said."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                now = time.time()
+                for live in list(self.lives.values()):
+                    here = self._watching_here(live)
+                    if here != (0, {}) or self._watched_here.get(live.id, (0, {})) != here:
+                        self._watched_here[live.id] = here
+                        await self.bus.watchers(live.id, *here)
+                    elsewhere = self._watched_elsewhere.get(live.id, {})
+                    stale = [o for o, (heard, _a, _n) in elsewhere.items() if now - heard >= 3 * HEARTBEAT]
+                    for origin in stale:
+                        del elsewhere[origin]
+                    if stale:
+                        await self.watchers_changed(live)
+            except Exception as err:
+                self._fault("watchers loop", err)
+
     async def set_away(self, live: Live, seat: int, away: bool) -> None:
         info = live.seats[seat]
         if info.away == away or info.left:
@@ -734,6 +900,17 @@ def placed_after_leavers(placings: tuple[int, ...], left: list[bool]) -> tuple[i
     dense = [rank[(left[s], placings[s])] for s in range(len(placings))]
     # Back to competition ranking (1224 style) as the engines give: 1 + the number of seats ahead.
     return tuple(1 + sum(1 for t in dense if t < d) for d in dense)
+
+
+def chat_line(row: ChatRow, finished: bool = False) -> dict[str, Any]:
+    """A chat line as clients get it: the same for every reader, and only what its author said
+    with their name, seat (None: a spectator) and the time. The number of steps stored then
+    (``step``) only for a finished game: during a game it would tell when hidden steps happened."""
+    line: dict[str, Any] = {"seq": row.seq, "name": row.name, "seat": row.seat, "text": row.text,
+                            "preset": row.preset, "at": round(row.at, 3)}
+    if finished:
+        line["step"] = row.n
+    return line
 
 
 def new_table_id() -> str:

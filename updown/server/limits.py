@@ -74,6 +74,10 @@ class Limits:
     """Messages one WebSocket may send; past that each message is refused with ``rate-limited``."""
     socket_strikes: str = "40/minute"
     """Refused messages a socket may send before it is closed with code 1008."""
+    chat_per_socket: str = "5 per 10 seconds"
+    """Chat lines one WebSocket may send; past that each is refused with ``rate-limited``."""
+    chat_per_account: str = "20/minute"
+    """Chat lines one account may send, from all its sockets and tables together."""
     hash_slots: int = 2
     """Password hashes (argon2, 64 MiB each) running at once, for register and login."""
     hash_wait: float = 2.0
@@ -122,13 +126,19 @@ class Limits:
 
 
 class Limited(HTTPException):
-    """429 with ``Retry-After``: what was limited, and when to try again."""
+    """429 with ``Retry-After``: what was limited, and when to try again. ``what`` names the limit
+    (``login-address``, ...): the answer's ``params`` carry it, so a page can say it in its language."""
 
-    def __init__(self, message: str, retry_after: int):
+    code = "rate-limited"
+
+    def __init__(self, message: str, retry_after: int, what: str | None = None):
         retry_after = max(1, retry_after)
         super().__init__(status_code=429, detail=f"{message}; try again in {retry_after} s",
                          headers={"Retry-After": str(retry_after)})
         self.retry_after = retry_after
+        self.params: dict[str, str | int] = {"retry_after": retry_after}
+        if what:
+            self.params["what"] = what
 
 
 class Socket(Protocol):
@@ -173,6 +183,8 @@ class Limiter:
         self.hint_budget = _item(limits.hint_budget_per_user)
         self.socket_rate = _item(limits.socket_messages)
         self.socket_strikes = _item(limits.socket_strikes)
+        self.chat_socket = _item(limits.chat_per_socket)
+        self.chat_account = _item(limits.chat_per_account)
         self._hash_slots: asyncio.Semaphore | None = None
         self._sockets: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._closed: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -195,7 +207,7 @@ class Limiter:
         from updown.server.metrics import LIMITED
 
         LIMITED.labels(key[0]).inc()
-        raise Limited(f"{message} ({item})", math.ceil(stats.reset_time - time.time()))
+        raise Limited(f"{message} ({item})", math.ceil(stats.reset_time - time.time()), key[0])
 
     async def login(self, request: Request, name: str) -> None:
         """One sign-in attempt: per client address, then per account name."""
@@ -234,7 +246,7 @@ class Limiter:
         try:
             await asyncio.wait_for(slots.acquire(), timeout=self.limits.hash_wait)
         except TimeoutError:
-            raise Limited("too many sign-ins at once", 1) from None
+            raise Limited("too many sign-ins at once", 1, "sign-ins-at-once") from None
         try:
             yield
         finally:
@@ -272,6 +284,37 @@ class Limiter:
                                          f"send it again in {retry:.1f} s",
                               "retry_after": round(retry, 2)})
         return False
+
+
+    async def chat(self, conn: Socket, account_id: int) -> float | None:
+        """Count one chat line from this socket and account: None to send it, else the seconds to
+        wait (nothing was counted against the other limit). The socket's count is in memory, the
+        account's shared (Redis) across processes; a storage error lets the line through."""
+        key = self._sockets.get(conn)
+        if key is None:
+            self._next_socket += 1
+            key = self._sockets[conn] = f"socket-{self._next_socket}"
+        checks: list[tuple[RateLimitItem, RateLimiter, tuple[str, ...]]] = []
+        if self.chat_socket is not None:
+            checks.append((self.chat_socket, self.local, ("chat-socket", key)))
+        if self.chat_account is not None:
+            checks.append((self.chat_account, self.shared, ("chat-account", str(account_id))))
+        from updown.server.metrics import LIMITED
+
+        for item, limiter, ident in checks:
+            try:
+                if not await limiter.test(item, *ident):
+                    stats = await limiter.get_window_stats(item, *ident)
+                    LIMITED.labels(ident[0]).inc()
+                    return max(0.1, stats.reset_time - time.time())
+            except StorageError as err:
+                log.warning("rate limits: storage error, not counting (%s)", err)
+        for item, limiter, ident in checks:
+            try:
+                await limiter.hit(item, *ident)
+            except StorageError:
+                pass
+        return None
 
 
 def _message_id(text: str | None) -> str | None:

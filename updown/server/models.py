@@ -126,3 +126,21 @@ class AdminAction(Base):
     target: Mapped[str] = mapped_column(String(64))
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     details: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON
+
+
+class Chat(Base):
+    """One line of a table's chat: what a person typed (or a preset phrase's key), numbered per
+    table like the steps (``seq``: 1, 2, ... with no gap, so a process that reads the lines after the
+    last one it has misses none), by whom (their account; ``seat`` is the seat their account held at
+    that table, or None for a spectator) and when: ``n`` is the number of steps stored then (it goes
+    to clients only once the game is finished: it would say when hidden steps happened)."""
+
+    __tablename__ = "chat"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    n: Mapped[int] = mapped_column(Integer)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text: Mapped[str] = mapped_column(Text)
+    preset: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    at: Mapped[float] = mapped_column(Float)

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
-from updown.server.models import Account, Entry, Rating, Seat, Session, Step, Table
+from updown.server.models import Account, Chat, Entry, Rating, Seat, Session, Step, Table
 
 HOUSE = "house"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -55,6 +55,20 @@ class Posting:
 
     txn: str
     postings: dict[int, int]
+
+
+@dataclass
+class ChatRow:
+    """One stored line of a table's chat (``models.Chat``) with its author's name."""
+
+    seq: int
+    n: int
+    account_id: int
+    name: str
+    seat: int | None
+    text: str
+    preset: str | None
+    at: float
 
 
 class Unbalanced(Exception):
@@ -411,6 +425,37 @@ class Store:
         t = s.get(Table, table_id)
         assert t is not None
         return t.game
+
+    # -- chat -----------------------------------------------------------------------------------
+    def add_chat(self, table_id: str, n: int, account_id: int, seat: int | None, text: str,
+                 preset: str | None) -> ChatRow:
+        """Store one line; its number is the table's next (two processes racing for one number:
+        the primary key lets one win, the other takes the next)."""
+        for _attempt in range(8):
+            try:
+                with DbSession(self.engine) as s, s.begin():
+                    seq = int(s.scalar(select(func.coalesce(func.max(Chat.seq), 0))
+                                       .where(Chat.table_id == table_id)) or 0) + 1
+                    at = time.time()
+                    s.add(Chat(table_id=table_id, seq=seq, n=n, account_id=account_id, seat=seat, text=text,
+                               preset=preset, at=at))
+                    s.flush()
+                    name = s.scalar(select(Account.name).where(Account.id == account_id)) or ""
+                return ChatRow(seq, n, account_id, name, seat, text, preset, at)
+            except IntegrityError:
+                continue
+        raise Conflict("the chat line could not be numbered; send it again")
+
+    def chat(self, table_id: str, after: int = 0, last: int | None = None) -> list[ChatRow]:
+        """The table's lines after line ``after``, oldest first (``last``: only the last so many)."""
+        with DbSession(self.engine) as s:
+            query = (select(Chat, Account.name).join(Account, Account.id == Chat.account_id)
+                     .where(Chat.table_id == table_id, Chat.seq > after))
+            if last is not None:
+                rows = list(s.execute(query.order_by(Chat.seq.desc()).limit(last)).all())[::-1]
+            else:
+                rows = list(s.execute(query.order_by(Chat.seq)).all())
+            return [ChatRow(c.seq, c.n, c.account_id, name, c.seat, c.text, c.preset, c.at) for c, name in rows]
 
     # -- ratings --------------------------------------------------------------------------------
     def ratings(self, game: str, account_ids: Sequence[int]) -> dict[int, tuple[float, float]]:

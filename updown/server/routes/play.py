@@ -1,20 +1,24 @@
 """The table's WebSocket: who a socket plays (the seat its account holds now), and every message
-it sends, checked against the state now: the session, the seat, the frame size, the rate."""
+it sends, checked against the state now: the session, the seat, the frame size, the rate. The
+table's chat (``chat`` messages, ``GET /api/tables/{id}/chat``) and who watches."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+import unicodedata
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from updown.core.errors import UpdownError
 from updown.i18n import normalize
-from updown.server.deps import COOKIE, Services, services
+from updown.server.deps import COOKIE, Services, ServicesDep, TableDep, services
 from updown.server.guards import same_origin
+from updown.server.hub import chat_line
 from updown.server.live import BUSY, SPECTATOR, ActionError, Live
+from updown.server.models import Account
 from updown.server.metrics import ACK_SECONDS
 from updown.server.outage import DATABASE, is_outage
 from updown.server.store import token_hash
@@ -23,6 +27,15 @@ MAX_FRAME = 4096
 """Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
 TRY_AGAIN = 1013
 """The close code ("try again later") of a socket opened while the database cannot be reached."""
+CHAT_MAX = 200
+"""Characters a chat line may have (after its white space is folded)."""
+PRESETS = {"hello": "Hello", "good-luck": "Good luck", "well-played": "Well played", "thanks": "Thanks",
+           "oops": "Oops", "good-game": "Good game"}
+"""The preset phrases: a page shows each in its reader's language. During a rated game they are all
+anyone may say (free text between partners, or from a player who left to the partner who stayed,
+could tell what a hand holds)."""
+UNSEEN = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+"""Bidirectional controls, taken out of chat text: they could make a line read as something else."""
 
 router = APIRouter()
 
@@ -62,7 +75,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         len(since_text) < 10 else None
     await websocket.accept()
     conn = Connection(websocket, key, lang, account_id=acc.id if acc else None,
-                      session=token_hash(token) if token and acc else None)
+                      session=token_hash(token) if token and acc else None, name=acc.name if acc else None)
     await hub.connected(live, key, +1)
     try:
         await conn.send_json({"type": "hello", "seat": None if key == SPECTATOR else key,
@@ -78,6 +91,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             await websocket.send_text(json.dumps(first))
             conn.last_table = json.dumps({"type": "table", "table": live.public()})
             await websocket.send_text(conn.last_table)
+        await hub.chat_history(live, conn)
+        await hub.watchers_changed(live)
         if key != SPECTATOR and live.seats[key].away:
             await hub.set_away(live, key, False)
         else:
@@ -98,6 +113,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         try:
             await hub.connected(live, key, -1)
             await hub.changed(live)
+            await hub.watchers_changed(live)
         except Exception:
             pass
 
@@ -170,9 +186,11 @@ async def handle(svc: Services, live: Live, conn: Connection, text: str) -> None
         hub.close_unseated(conn, "you left this game; reconnect to watch")
     elif kind == "act":
         await act(svc, live, conn, msg, cid)
+    elif kind == "chat":
+        await chat(svc, live, conn, msg, cid)
     else:
         await conn.error(cid, "malformed", f"unknown message type {kind[:30]!r} "
-                                           "(act, leave, back, resync, ping)")
+                                           "(act, leave, back, resync, ping, chat)")
 
 async def seated(svc: Services, live: Live, conn: Connection, cid: str | None) -> bool:
     """Whether the socket's account still holds its seat, checked now: the session is still
@@ -233,15 +251,94 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
 
 
 
+def chat_text(raw: str) -> str:
+    """What a chat line shows: plain text on one line. Control characters and runs of white space
+    become one space, bidirectional controls go, and the ends are trimmed."""
+    text = raw.translate(UNSEEN)
+    text = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return " ".join(text.split())
+
+
+async def chat(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], cid: str | None) -> None:
+    """One chat line, checked now: the session is still valid (a signed-out spectator reads but does
+    not write), a seated socket's seat is still its account's, the table is not closed, the line is
+    a preset or plain text of 1 to :data:`CHAT_MAX` characters (free text not during a rated game),
+    and the socket and account are within their chat limits. Stored, then sent to every socket of
+    the table on every process, and acknowledged."""
+    hub = svc.hub
+    raw, preset = msg.get("text"), msg.get("preset")
+    if (raw is None) == (preset is None):
+        await conn.error(cid, "malformed", 'a chat message has a "text" or a "preset", e.g. '
+                                           '{"type": "chat", "id": "c1", "text": "hello"}')
+        return
+    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+        await conn.error(cid, "chat-preset", f"no preset {str(preset)[:30]!r} (presets: {', '.join(PRESETS)})")
+        return
+    if raw is not None and not isinstance(raw, str):
+        await conn.error(cid, "malformed", '"text" is a string')
+        return
+    if conn.key != SPECTATOR and not await seated(svc, live, conn, cid):
+        return  # refused and closed: the seat is no longer this session's
+    acc = await asyncio.to_thread(svc.store.session_account, conn.token) if conn.token else None
+    if acc is None or acc.id != conn.account_id:
+        await conn.error(cid, "chat-sign-in", "sign in or play as a guest to chat; without an account you can "
+                                              "read the chat but not write")
+        return
+    if conn.key == SPECTATOR and hub.multi:
+        await hub.refresh(live)  # whether this account sits at the table now, on any process
+    if live.status == "closed":
+        await conn.error(cid, "closed", "this table was closed by the site's host")
+        return
+    text = PRESETS[preset] if preset is not None else chat_text(raw or "")
+    if not text:
+        await conn.error(cid, "chat-empty", "the chat line is empty")
+        return
+    if len(text) > CHAT_MAX:
+        await conn.error(cid, "chat-too-long", f"a chat line has at most {CHAT_MAX} characters, this one has "
+                                               f"{len(text)}", max=CHAT_MAX, length=len(text))
+        return
+    if preset is None and live.rated and live.status == "running":
+        await conn.error(cid, "chat-presets-only", "during a rated game the chat takes only the preset phrases "
+                                                   f"({', '.join(PRESETS)}); free text after the game")
+        return
+    retry = await svc.limiter.chat(conn, acc.id)
+    if retry is not None:
+        await conn.error(cid, "rate-limited", f"too many chat lines; this one was not sent, send it again in "
+                                              f"{retry:.1f} s", retry_after=round(retry, 2))
+        return
+    seat = author_seat(live, acc)
+    await hub.chat(live, acc.id, seat, text, preset)
+    await conn.send_json({"type": "ack", "id": cid})
+
+
+def author_seat(live: Live, acc: Account) -> int | None:
+    """The seat this account holds at the table (left or not), None for a spectator."""
+    return next((i for i, s in enumerate(live.seats) if s.kind == "person" and s.account_id == acc.id), None)
+
+
+@router.get("/api/tables/{table_id}/chat")
+async def chat_lines(live: TableDep, svc: ServicesDep) -> dict[str, Any]:
+    """Every chat line of the table, oldest first: public like the table (spectators, signed out
+    or not, read it), the same for everyone. A finished game's lines say at which step they came."""
+    rows = await asyncio.to_thread(svc.store.chat, live.id)
+    finished = live.status == "finished"
+    return {"table": live.id, "presets": PRESETS, "lines": [chat_line(r, finished) for r in rows]}
+
+
 class Connection:
     """One client's WebSocket: its seat (or SPECTATOR) and the last frame number it was sent."""
 
     def __init__(self, websocket: WebSocket, key: int, lang: str = "en", *, account_id: int | None = None,
-                 session: str | None = None):
+                 session: str | None = None, name: str | None = None):
         self.websocket = websocket
         self.key = key
         self.lang = lang
         self.account_id = account_id
+        self.name = name
+        """The account's name (a spectator is listed by it in ``watchers``)."""
+        self.chat_seq: int | None = None
+        """The last chat line this socket was sent; None until its history is sent."""
+        self.last_watchers = ""
         self.session = session
         """The hash of the session token the socket was opened with (sign-out closes the socket)."""
         self.token = websocket.cookies.get(COOKIE) if session else None
@@ -257,8 +354,13 @@ class Connection:
     async def send_json(self, data: dict[str, Any]) -> None:
         await self.send_text(json.dumps(data))
 
-    async def error(self, cid: str | None, code: str, message: str) -> None:
-        await self.send_json({"type": "error", "id": cid, "code": code, "message": message})
+    async def error(self, cid: str | None, code: str, message: str, **params: Any) -> None:
+        """An error frame: the stable ``code`` (a page says it in its language), the message in
+        English, and ``params`` (the figures in it) when it has any."""
+        data: dict[str, Any] = {"type": "error", "id": cid, "code": code, "message": message}
+        if params:
+            data["params"] = params
+        await self.send_json(data)
 
     async def close(self, code: int, reason: str) -> None:
         """Close the socket (under the send lock, so no frame is cut in half)."""
