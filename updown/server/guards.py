@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
@@ -55,7 +56,16 @@ class SecurityHeaders:
 
 class GuardedApp(FastAPI):
     """FastAPI with :class:`SecurityHeaders` outside all else, so that every answer carries them: the
-    error pages of the outermost middleware and any middleware added later included."""
+    error pages of the outermost middleware and any middleware added later included. Its HTTP errors
+    carry a ``code`` (``errors.py``)."""
+
+    def __init__(self, **kw: Any):
+        super().__init__(**kw)
+        from starlette.exceptions import HTTPException as StarletteHTTPException
+
+        from updown.server.errors import http_error
+
+        self.add_exception_handler(StarletteHTTPException, http_error)
 
     def build_middleware_stack(self) -> ASGIApp:
         return SecurityHeaders(super().build_middleware_stack(), docs_prefix=self.docs_url)
@@ -127,7 +137,8 @@ class BodyLimit:
             dropped += len(message.get("body", b""))
             drain = message.get("more_body", False)
         size = f"{limit // 1024} KiB" if limit < 1024 * 1024 else f"{limit / (1024 * 1024):g} MiB"
-        body = json.dumps({"detail": f"the request body is too large: at most {size} ({limit} bytes)"}).encode()
+        body = json.dumps({"detail": f"the request body is too large: at most {size} ({limit} bytes)",
+                           "code": "too-large", "params": {"bytes": limit}}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 (b"connection", b"close")]})
@@ -140,7 +151,8 @@ async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
     detail = [{"loc": [str(part)[:40] for part in list(err.get("loc", ()))[:6]],
                "msg": str(err.get("msg", ""))[:200], "type": str(err.get("type", ""))[:40]}
               for err in list(errors)[:10]]
-    return JSONResponse(status_code=422, content={"detail": detail})
+    fields = sorted({".".join(d["loc"][1:]) or ".".join(d["loc"]) for d in detail})
+    return JSONResponse(status_code=422, content={"detail": detail, "code": "invalid", "params": {"fields": fields}})
 
 
 def same_origin(origin: str | None, host: str | None, allowed: Sequence[str] = ()) -> bool:
@@ -170,7 +182,7 @@ class SameOrigin:
             if not same_origin(origin, headers.get("host"), self.allowed):
                 response = JSONResponse(status_code=403, content={
                     "detail": f"cross-origin request refused: {str(origin)[:100]} is not this site (the server's "
-                              "allowed origins are set by the host)"})
+                              "allowed origins are set by the host)", "code": "cross-origin", "params": {}})
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

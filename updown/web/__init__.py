@@ -27,6 +27,7 @@ def mount(app: Any) -> None:
     from fastapi.responses import FileResponse, JSONResponse
     from starlette.staticfiles import StaticFiles
 
+    from updown.server.errors import coded
     from updown.web.i18n import LANGS, catalogue
     from updown.web.replay import MAX_RECORD_BYTES, ReplayError, replay_steps
 
@@ -50,8 +51,8 @@ def mount(app: Any) -> None:
     @app.get("/web/i18n/{lang}", include_in_schema=False)
     def i18n(lang: str) -> JSONResponse:
         if lang not in LANGS:
-            return JSONResponse({"detail": f"no language {lang[:8]!r} (we have {', '.join(LANGS)})"},
-                                status_code=404)
+            detail = f"no language {lang[:8]!r} (we have {', '.join(LANGS)})"
+            return JSONResponse({"detail": detail, **coded(detail)}, status_code=404)
         return JSONResponse({"lang": lang, "messages": catalogue(lang)})
 
     @app.post("/web/replay", include_in_schema=False)
@@ -60,10 +61,10 @@ def mount(app: Any) -> None:
         async for chunk in request.stream():
             body += chunk
             if len(body) > MAX_RECORD_BYTES:
-                return JSONResponse({"detail": f"a record may have at most {MAX_RECORD_BYTES // 1_000_000} MB"},
-                                    status_code=413)
+                detail = f"a record may have at most {MAX_RECORD_BYTES // 1_000_000} MB"
+                return JSONResponse({"detail": detail, **coded(detail)}, status_code=413)
         try:
             return JSONResponse(replay_steps(body))
         except ReplayError as err:
-            return JSONResponse({"detail": str(err)}, status_code=400)
+            return JSONResponse({"detail": str(err), **coded(str(err))}, status_code=400)
 

@@ -11,13 +11,17 @@ from argon2.exceptions import InvalidHashError, VerifyMismatchError
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from updown.server.deps import COOKIE, AccountDep, ServicesDep, Services, bad, me_dict
+from updown.server.deps import COOKIE, AccountDep, ServicesDep, Services, me_dict
+from updown.server.errors import Refused
 from updown.server.models import Account
 from updown.server.routes.tables import table_summary
 from updown.server.store import token_hash
 
 NAME_RE = re.compile(r"^[A-Za-z0-9À-ÿ][A-Za-z0-9À-ÿ _.-]{1,23}$")
 RESERVED = ("bot:", "guest-", "house")
+BOT_NAME = re.compile(r"^\S+ bot \d+$", re.IGNORECASE)
+"""How a table names its bots ("Greedy bot 1", shown in the reader's language): no person is so named."""
+NAME_RULE = "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-', and starts with a letter or digit"
 
 router = APIRouter(prefix="/api")
 
@@ -40,11 +44,13 @@ def signed_in(svc: Services, response: Response, account_id: int) -> None:
 @router.post("/register")
 async def register(body: Credentials, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
     name = body.name.strip()
-    if not NAME_RE.match(name) or name.lower().startswith(RESERVED):
-        raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-', and starts with a "
-                       "letter or digit")
+    if not NAME_RE.match(name):
+        raise Refused(400, NAME_RULE, "name-rule")
+    if name.lower().startswith(RESERVED) or BOT_NAME.match(name):
+        raise Refused(400, f"the name {name!r} is kept for the site (its bots, guests and house are so named)",
+                      "name-reserved", name=name)
     if len(body.password) < 8:
-        raise bad(400, "a password has at least 8 characters")
+        raise Refused(400, "a password has at least 8 characters", "password-short")
     await svc.limiter.new_account(request)
     async with svc.limiter.hashing():
         pw_hash = await asyncio.to_thread(svc.hasher.hash, body.password)
@@ -52,7 +58,7 @@ async def register(body: Credentials, request: Request, response: Response, svc:
     def create() -> dict[str, Any]:
         account_id = svc.store.create_account(name, "person", pw_hash)
         if account_id is None:
-            raise bad(409, f"the name {name!r} is taken")
+            raise Refused(409, f"the name {name!r} is taken", "name-taken", name=name)
         signed_in(svc, response, account_id)
         acc = svc.store.account(account_id)
         assert acc is not None
@@ -83,9 +89,9 @@ async def login(body: Credentials, request: Request, response: Response, svc: Se
     async with svc.limiter.hashing():
         ok = await asyncio.to_thread(check)
     if not ok or acc is None:
-        raise bad(401, "wrong name or password")
+        raise Refused(401, "wrong name or password", "wrong-credentials")
     if getattr(acc, "disabled", False):
-        raise bad(403, "this account is disabled; ask the site's host")
+        raise Refused(403, "this account is disabled; ask the site's host", "account-disabled")
 
     def sign_in(acc: Account) -> dict[str, Any]:
         signed_in(svc, response, acc.id)
@@ -98,7 +104,7 @@ async def login(body: Credentials, request: Request, response: Response, svc: Se
 async def guest(body: GuestIn, request: Request, response: Response, svc: ServicesDep) -> dict[str, Any]:
     base = (body.name or "").strip()
     if base and not NAME_RE.match(base):
-        raise bad(400, "a name has 2 to 24 letters, digits, spaces, '.', '_' or '-'")
+        raise Refused(400, NAME_RULE, "name-rule")
     await svc.limiter.new_account(request)
 
     def create() -> dict[str, Any]:
@@ -110,7 +116,7 @@ async def guest(body: GuestIn, request: Request, response: Response, svc: Servic
                 acc = svc.store.account(account_id)
                 assert acc is not None
                 return me_dict(svc, acc)
-        raise bad(503, "could not make a guest name; try again")
+        raise Refused(503, "could not make a guest name; try again", "guest-name")
 
     return await asyncio.to_thread(create)
 

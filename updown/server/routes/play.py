@@ -304,7 +304,7 @@ async def chat(svc: Services, live: Live, conn: Connection, msg: dict[str, Any],
     retry = await svc.limiter.chat(conn, acc.id)
     if retry is not None:
         await conn.error(cid, "rate-limited", f"too many chat lines; this one was not sent, send it again in "
-                                              f"{retry:.1f} s", retry_after=round(retry, 2))
+                                              f"{retry:.1f} s", what="chat", retry_after=round(retry, 2))
         return
     seat = author_seat(live, acc)
     await hub.chat(live, acc.id, seat, text, preset)

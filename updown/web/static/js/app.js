@@ -5,6 +5,7 @@ import { api, forgetMe, games, me } from './api.js';
 import { TableClient, statusText } from './table.js';
 import { replayPage } from './replay.js';
 import { showRules } from './rules.js';
+import { botLevel, displayName, optionName } from './names.js';
 
 let cleanup = null;
 
@@ -157,7 +158,7 @@ function yourGames(acc, names) {
       return h('tr', {'data-table': tb.id},
         h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
         h('td', {class: 'cell-status'}, !seated ? t('you are invited') : statusText(tb.status)),
-        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name || t('open')) : s.name).join(', ')),
+        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name || t('open')) : displayName(s.name)).join(', ')),
         h('td', {class: 'buttons'}, h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, label)));
     }))));
 }
@@ -175,7 +176,7 @@ async function lobbyPage(root) {
       h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, h('span', {class: 'sr'}, t('Actions'))))),
       h('tbody', {}, tables.map((tb) => h('tr', {},
         h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
-        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : s.name).join(', ')),
+        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name)).join(', ')),
         h('td', {class: 'cell-status'}, statusText(tb.status)),
         h('td', {class: 'buttons'},
           // Your own running game: Resume (not only Watch).
@@ -212,12 +213,6 @@ function optionInput(opt, gameId) {
     value: opt.default === null ? '' : String(opt.default), placeholder: opt.default === null ? t('default') : ''}));
 }
 
-function optionName(name) {
-  return {rounds: t('Rounds'), tiebreak_rounds: t('Tie-break rounds'), stick_the_dealer: t('Stick the dealer'),
-    lone_defender: t('Lone defender'), target: t('Points to win'), deals: t('Deals'), regional: t('Regional variant'),
-    exchange_limit: t('Exchange limit'), length: t('Length')}[name] || name;
-}
-
 function createForm(catalogue, acc) {
   const form = h('form', {class: 'panel create', id: 'create-form'});
   const msg = h('p', {class: 'form-error', role: 'alert'});
@@ -236,7 +231,7 @@ function createForm(catalogue, acc) {
           i === 0 ? h('option', {value: 'me'}, t('you')) : null,
           // Bots in every other seat by default: a table that starts at once, not a waiting room.
           h('option', {value: 'open'}, t('open (a person)')),
-          g.bots.map((b) => h('option', {value: `bot:${b}`, selected: i > 0 && b === defaultBot(g)}, t('bot: {name}', {name: b})))))));
+          g.bots.map((b) => h('option', {value: `bot:${b}`, selected: i > 0 && b === defaultBot(g)}, t('bot: {name}', {name: botLevel(b)})))))));
     };
     drawSeats();
     mount(body,
@@ -287,7 +282,7 @@ async function leaderboardPage(root, gameId) {
     h('div', {class: 'panel'}, rows.length ? h('table', {class: 'grid'},
       h('thead', {}, h('tr', {}, h('th', {}, '#'), h('th', {}, t('Player')), h('th', {}, t('Rating')), h('th', {}, t('Games')))),
       h('tbody', {}, rows.map((r, i) => h('tr', {}, h('td', {}, String(i + 1)),
-        h('td', {}, r.name, r.kind === 'bot' ? h('span', {class: 'tag bot'}, t('bot')) : null),
+        h('td', {'data-player': r.name}, r.kind === 'bot' ? displayName(r.name) : r.name, r.kind === 'bot' ? h('span', {class: 'tag bot'}, t('bot')) : null),
         h('td', {class: 'num', title: `μ ${r.mu.toFixed(2)}, σ ${r.sigma.toFixed(2)}`}, r.ordinal.toFixed(2)),
         h('td', {class: 'num'}, String(r.games))))))
       : h('p', {class: 'muted'}, t('No rated games of {game} yet.', {game: g.name})),

@@ -4,6 +4,7 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { cardText } from './cards.js';
+import { displayName } from './names.js';
 
 const POSITIONS = {
   2: ['bottom', 'top'],
@@ -21,7 +22,7 @@ export function positionOf(ctx, s) {
 
 export function seatName(ctx, s) {
   const pub = ctx.seats && ctx.seats[s];
-  return (pub && pub.name) || (ctx.names && ctx.names[s]) || t('Seat {n}', {n: s + 1});
+  return displayName((pub && pub.name) || (ctx.names && ctx.names[s])) || t('Seat {n}', {n: s + 1});
 }
 
 export function legalMap(ctx) {

@@ -9,6 +9,8 @@ import { h, mount } from './dom.js';
 import { t } from './i18n.js';
 import { actionText, renderBoard } from './board.js';
 import { screenFor } from './gamescreens.js';
+import { errorText } from './errors.js';
+import { displayName, withNames } from './names.js';
 
 const MAX_BYTES = 2_000_000;
 const OUTER_END = new Set(['score', 'round']);
@@ -90,8 +92,12 @@ export async function replayPage(root) {
     try {
       const r = await fetch('/web/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: text});
       const data = await r.json().catch(() => ({}));
-      if (!r.ok) { state.error = t('This record cannot be opened: {reason}', {reason: data.detail || `HTTP ${r.status}`}); }
+      if (!r.ok) { state.error = t('This record cannot be opened: {reason}', {reason: errorText(data.code, data.params, data.detail || `HTTP ${r.status}`)}); }
       else {
+        // The record names the bots in English ("Greedy bot 1"): shown in the page's language.
+        const english = data.seats || [];
+        for (const step of data.steps || []) step.lines = (step.lines || []).map((l) => withNames(l, english));
+        data.seats = english.map(displayName);
         state.data = data; state.moves = buildMoves(data); state.all = data.finished;
         const k = fromHash();
         state.pos = k === null ? state.moves.items.length - 1 : posOfStep(k);

@@ -10,6 +10,15 @@ import { screenFor } from './gamescreens.js';
 import { modal, showRules } from './rules.js';
 import { animate, measure } from './motion.js';
 import { chime, notifyOn, notifyPermission, notifySupported, notifyTurn, setNotify, setSound, soundOn, turnTitle } from './alerts.js';
+import { errorText } from './errors.js';
+import { displayName, withNames } from './names.js';
+
+const CHAT_MAX = 200;
+// The preset phrases (the server's keys), each said in the reader's language.
+export const PRESETS = {
+  hello: () => t('Hello'), 'good-luck': () => t('Good luck'), 'well-played': () => t('Well played'),
+  thanks: () => t('Thanks'), oops: () => t('Oops'), 'good-game': () => t('Good game'),
+};
 
 const MAJOR = new Set(['trick', 'round', 'score', 'end', 'lone', 'tiebreak']);
 
@@ -26,6 +35,8 @@ export class TableClient {
     this.hint = null; this.review = null; this.rematch = null; this.rematchTimer = null;
     this.service = null; this.resendTimer = null; // the server's database or Redis away (see onMessage)
     this.wantFocus = false; this.resultsShown = false;
+    this.chat = {lines: [], more: false, error: null, pending: null}; this.chatEl = null; this.pageEl = null;
+    this.watchers = null; // {count, names}: who watches, from the server's watchers messages
     this.tick = setInterval(() => this.tickClocks(), 500);
   }
 
@@ -118,7 +129,25 @@ export class TableClient {
         if (was !== m.table.status && m.table.status === 'finished') this.lastSentN = null;
         break;
       }
+      case 'chat': {
+        // The history when the socket opens (replacing what we had), then each new line once.
+        const known = new Set(m.history ? [] : this.chat.lines.map((x) => x.seq));
+        const add = (m.lines || []).filter((x) => !known.has(x.seq));
+        this.chat.lines = (m.history ? add : this.chat.lines.concat(add)).slice(-300);
+        if (m.history) this.chat.more = !!m.more;
+        this.drawChat();
+        return;
+      }
+      case 'watchers':
+        this.watchers = {count: m.count, names: m.names || []};
+        break;
       case 'ack':
+        if (m.id && m.id === this.chat.pending) {
+          this.chat.pending = null; this.chat.error = null;
+          if (this.chatInput && this.chat.sentText !== undefined && this.chatInput.value === this.chat.sentText) this.chatInput.value = '';
+          this.drawChat();
+          return;
+        }
         this.pending.delete(m.id); this.savePending();
         if (m.left) this.message = {kind: 'info', text: t('You left the game; a bot plays your seat.')};
         break;
@@ -128,6 +157,12 @@ export class TableClient {
         if (!this.service && this.pending.size) this.resendSoon(0);
         break;
       case 'error':
+        if (m.id && m.id === this.chat.pending) {
+          this.chat.pending = null;
+          this.chat.error = errorText(m.code, chatParams(m), m.message);
+          this.drawChat();
+          return;
+        }
         if ((m.code === 'busy' || m.code === 'not-stored') && m.id && this.pending.has(m.id)) {
           // Nothing was stored: the same move, with the same id, is sent again shortly.
           this.resendSoon(1000);
@@ -135,7 +170,7 @@ export class TableClient {
         }
         if (m.id) { this.pending.delete(m.id); this.savePending(); }
         this.lastSentN = null;
-        this.message = {kind: 'error', text: t('Refused: {message}', {message: m.message})};
+        this.message = {kind: 'error', text: t('Refused: {message}', {message: errorText(m.code, chatParams(m), m.message)})};
         break;
       default:
         break;
@@ -276,6 +311,14 @@ export class TableClient {
         tb.status === 'open' && seated
           ? h('button', {type: 'button', class: 'secondary', onclick: () => this.seatAction('leave')}, t('Leave this seat')) : null));
     const banners = [];
+    const w = this.watchers;
+    if (w && w.count > 0) {
+      const others = w.count - w.names.length;
+      banners.push(h('p', {class: 'watchers', 'data-watchers': w.count},
+        w.count === 1 ? t('1 spectator') : t('{n} spectators', {n: w.count}),
+        w.names.length ? `: ${w.names.join(', ')}` : '',
+        w.names.length && others > 0 ? ` ${t('and {n} more', {n: others})}` : ''));
+    }
     if (this.connState === 'reconnecting') banners.push(h('div', {class: 'banner warn'}, t('Connection lost; reconnecting…')));
     if (this.service) {
       banners.push(h('div', {class: 'banner warn', role: 'status', 'data-service': this.service.down.join(' ')},
@@ -309,8 +352,13 @@ export class TableClient {
       parts.push(this.linesPanel());
     } else parts.push(h('p', {class: 'muted'}, t('Loading…')));
     const before = this.view && this.root.querySelector('.board') ? measure(this.root) : null;
-    mount(this.root, h('div', {class: 'table-page', 'data-n': this.n === null ? '' : this.n,
-      'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-phase': this.view ? this.view.phase : '', 'data-busy': this.canAct() ? '0' : '1'}, parts));
+    const page = h('div', {class: 'table-page', 'data-n': this.n === null ? '' : this.n,
+      'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-phase': this.view ? this.view.phase : '', 'data-busy': this.canAct() ? '0' : '1'}, parts);
+    // The chat panel is not drawn again with the table: what is typed in it, and its focus, stay.
+    if (this.pageEl && this.pageEl.parentNode === this.root && this.chatEl && this.chatEl.parentNode === this.root) this.pageEl.replaceWith(page);
+    else mount(this.root, page, this.chatPanel());
+    this.pageEl = page;
+    this.drawChat();
     const lines = this.root.querySelector('.lines');
     if (lines && stick) lines.scrollTop = lines.scrollHeight;
     this.motions += animate(this.root, before);
@@ -462,7 +510,7 @@ export class TableClient {
     const mine = this.seat !== null && this.seat !== undefined ? tb.seats[this.seat] : null;
     const player = !!(this.account && mine && mine.kind === 'person' && !mine.left);
     const r = this.rematch && this.rematch.table;
-    const names = r ? r.seats.filter((s) => s.kind === 'person').map((s) => s.name) : [];
+    const names = r ? r.seats.filter((s) => s.kind === 'person').map((s) => displayName(s.name)) : [];
     const meIn = r && this.account && r.seats.some((s) => s.kind === 'person' && s.name === this.account.name);
     const note = r ? h('p', {class: 'rematch-note', 'data-rematch': r.id, role: 'status'},
       r.status === 'open' ? t('{names} want a rematch.', {names: names.join(', ')}) : t('The rematch has started.')) : null;
@@ -489,7 +537,7 @@ export class TableClient {
       h('ul', {class: 'seat-list'}, tb.seats.map((s) => h('li', {},
         h('strong', {}, t('Seat {n}', {n: s.seat + 1})), ': ',
         // An open seat with a name is kept for that player (a rematch): only they can take it.
-        s.kind === 'open' ? h('span', {class: 'muted'}, s.name ? t('kept for {name}', {name: s.name}) : t('open')) : s.name,
+        s.kind === 'open' ? h('span', {class: 'muted'}, s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name),
         s.kind === 'bot' ? h('span', {class: 'tag bot'}, t('bot')) : null,
         s.kind === 'open' && canJoin && (!s.name || s.name === this.account.name)
           ? h('button', {type: 'button', 'data-join': s.seat, onclick: () => this.seatAction('join', {seat: s.seat})}, t('Sit here')) : null))),
@@ -510,7 +558,7 @@ export class TableClient {
       const riscos = server.riscos ? server.riscos[s] : (res.riscos ? res.riscos[s] : null);
       return h('tr', {class: s === this.seat ? 'you' : ''},
         h('td', {}, placings[s] !== undefined ? `${placings[s]}.` : ''),
-        h('td', {class: 'cell-player'}, tb.seats[s].name),
+        h('td', {class: 'cell-player'}, displayName(tb.seats[s].name)),
         h('td', {class: 'num'}, res.scores ? String(res.scores[s]) : ''),
         h('td', {class: 'num'}, r ? h('span', {}, signed(r.after - r.before, 2), ' ', h('span', {class: 'muted rating-range'}, `(${r.before.toFixed(1)} → ${r.after.toFixed(1)})`)) : '—'),
         h('td', {class: 'num'}, riscos === null || riscos === undefined ? '—' : signed(riscos, 0)));
@@ -536,12 +584,74 @@ export class TableClient {
   linesPanel() {
     const items = [];
     const start = Math.max(0, this.lines.length - 300);
+    const names = this.table.seats.map((s) => s.name); // the server's lines name bots in English
     for (let i = start; i < this.lines.length; i++) {
       const e = this.log[i] || {};
-      items.push(h('li', {class: MAJOR.has(e.type) ? 'major' : ''}, this.lines[i]));
+      items.push(h('li', {class: MAJOR.has(e.type) ? 'major' : ''}, withNames(this.lines[i], names)));
     }
     return h('section', {class: 'panel log'}, h('h2', {}, t('What happened')), h('ol', {class: 'lines', 'aria-live': 'polite', tabindex: 0, 'aria-label': t('What happened')}, items));
   }
+
+  // -- the chat ----------------------------------------------------------------------------------
+  // One panel made once per table and kept across the table's redraws (drawChat updates it). A line
+  // is shown as text (textContent): what a person typed is never read as HTML.
+  chatPanel() {
+    if (this.chatEl) return this.chatEl;
+    this.chatList = h('ol', {class: 'chat-lines', 'aria-live': 'polite', tabindex: 0, 'aria-label': t('Chat')});
+    this.chatInput = h('input', {name: 'chat', maxlength: CHAT_MAX, autocomplete: 'off', 'data-key': 'chat-input',
+      'aria-label': t('Your message'), placeholder: t('Say something…')});
+    this.chatError = h('p', {class: 'form-error chat-error', role: 'alert'});
+    this.chatNote = h('p', {class: 'muted chat-note'});
+    this.chatPresets = h('div', {class: 'chat-presets', role: 'group', 'aria-label': t('Phrases')},
+      Object.entries(PRESETS).map(([key, text]) => h('button', {type: 'button', class: 'secondary small-btn', 'data-preset': key,
+        onclick: () => this.sendChat({preset: key})}, text())));
+    this.chatForm = h('form', {class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat({text: this.chatInput.value}); }},
+      this.chatInput, h('button', {type: 'submit', 'data-chat-send': ''}, t('Send')));
+    this.chatSignIn = h('p', {class: 'muted'}, h('a', {href: `/signin?next=/t/${encodeURIComponent(this.id)}`, 'data-link': ''}, t('Sign in or play as a guest to chat.')));
+    this.chatEl = h('section', {class: 'panel chat', 'data-chat': '', 'aria-labelledby': 'chat-title'},
+      h('h2', {id: 'chat-title'}, t('Chat')), this.chatList, this.chatError, this.chatNote, this.chatPresets, this.chatForm, this.chatSignIn);
+    return this.chatEl;
+  }
+
+  drawChat() {
+    if (!this.chatEl || !this.table) return;
+    const tb = this.table;
+    const list = this.chatList;
+    const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
+    const items = this.chat.lines.map((x) => h('li', {'data-seq': x.seq},
+      h('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? h('span', {class: 'tag'}, t('spectator')) : null, ': ',
+      h('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
+    if (this.chat.more) items.unshift(h('li', {class: 'muted'}, t('Earlier lines are not shown.')));
+    mount(list, items.length ? items : h('li', {class: 'muted chat-empty'}, t('Nothing said yet.')));
+    if (stick) list.scrollTop = list.scrollHeight;
+    const signedIn = !!this.account;
+    const presetsOnly = tb.rated && tb.status === 'running';
+    this.chatError.textContent = this.chat.error || '';
+    this.chatNote.textContent = presetsOnly ? t('Rated game: only these phrases until the game is over.') : '';
+    this.chatPresets.hidden = !signedIn;
+    this.chatForm.hidden = !signedIn || presetsOnly;
+    this.chatSignIn.hidden = signedIn;
+    for (const b of this.chatEl.querySelectorAll('button')) b.setAttribute('aria-disabled', this.chat.pending ? 'true' : 'false');
+  }
+
+  sendChat(body) {
+    if (this.chat.pending) return;
+    const id = `chat-${Date.now().toString(36)}-${(++this.counter).toString(36)}`;
+    if (body.text !== undefined) {
+      const text = body.text.trim();
+      if (!text) { this.chat.error = errorText('chat-empty'); this.drawChat(); return; }
+      this.chat.sentText = body.text;
+    } else this.chat.sentText = undefined;
+    if (!this.send({type: 'chat', id, ...body})) { this.chat.error = t('Connection lost; reconnecting…'); this.drawChat(); return; }
+    this.chat.pending = id; this.chat.error = null;
+    this.drawChat();
+  }
+}
+
+// An error's figures: a refused message's params, or the socket limiter's retry_after.
+function chatParams(m) {
+  if (m.params) return m.params;
+  return m.code === 'rate-limited' ? {what: 'socket', retry_after: m.retry_after} : {};
 }
 
 export function statusText(s) {

@@ -111,7 +111,9 @@ export default {
   },
   seatChips(ctx, s) {
     const v = ctx.view;
-    return s === v.turn && v.phase !== 'over' ? [h('span', {class: 'tag lead'}, t('turn'))] : [];
+    // The seat whose turn it is: the board says "to play" when they must act now; "turn" only
+    // while the turn is theirs but nothing is asked of them this moment (never both).
+    return s === v.turn && v.phase !== 'over' && !(v.to_act || []).includes(s) ? [h('span', {class: 'tag lead'}, t('turn'))] : [];
   },
   prompt(ctx) {
     const p = ctx.view.phase;
