@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ROOT / ".ci" / "services"
 OUTPUT = ROOT / "test-output" / "outages.json"
 
-pytestmark = pytest.mark.skipif(
+needs_services = pytest.mark.skipif(
     os.environ.get("UPDOWN_TEST_POSTGRES") is None or os.environ.get("UPDOWN_TEST_REDIS") is None,
     reason="outage tests start a PostgreSQL and a Redis of their own: they need what UPDOWN_TEST_POSTGRES "
            "and UPDOWN_TEST_REDIS need")
@@ -323,6 +323,7 @@ def servers_for(own: OwnServices, tmp_path: Path, count: int, redis: bool) -> tu
     return db, servers
 
 
+@needs_services
 def test_redis_stopped_mid_game_with_two_processes(own: OwnServices, tmp_path: Path) -> None:
     db, servers = servers_for(own, tmp_path, 2, redis=True)
     try:
@@ -344,6 +345,7 @@ def test_redis_stopped_mid_game_with_two_processes(own: OwnServices, tmp_path: P
             s.stop()
 
 
+@needs_services
 @pytest.mark.parametrize("processes", [1, 2])
 def test_postgres_stopped_mid_game(own: OwnServices, tmp_path: Path, processes: int) -> None:
     db, servers = servers_for(own, tmp_path, processes, redis=processes > 1)
@@ -365,6 +367,7 @@ def test_postgres_stopped_mid_game(own: OwnServices, tmp_path: Path, processes: 
             s.stop()
 
 
+@needs_services
 def test_rolling_restart_of_two_processes(own: OwnServices, tmp_path: Path) -> None:
     db, servers = servers_for(own, tmp_path, 2, redis=True)
     try:
@@ -384,6 +387,7 @@ def test_rolling_restart_of_two_processes(own: OwnServices, tmp_path: Path) -> N
             s.stop()
 
 
+@needs_services
 def test_the_page_says_the_server_is_busy_and_sends_the_move_when_the_database_is_back(own: OwnServices,
                                                                                       tmp_path: Path) -> None:
     """In Chromium: PostgreSQL stops while it is the player's turn. The page shows that the server is
@@ -427,5 +431,117 @@ def test_the_page_says_the_server_is_busy_and_sends_the_move_when_the_database_i
             stored = db_rows(db, "SELECT COUNT(*) FROM steps WHERE client_id = :c", c=acts[0]["id"])[0][0]
             assert stored == 1
             browser.close()
+    finally:
+        server.stop()
+
+
+# -- each guarantee alone, quickly ----------------------------------------------------------------
+def test_a_publish_that_cannot_reach_redis_is_kept_not_raised() -> None:
+    """The step is stored and acknowledged before it is published: a publish that fails must not
+    fail its caller (before, the socket dropped after every acknowledged move while Redis was away).
+    What was not said is kept, once per table, for when Redis is back."""
+    import asyncio
+    import socket
+    from types import SimpleNamespace
+
+    from updown.server.hub import RedisBus
+    from updown.server.outage import REDIS, ServiceHealth
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    async def run() -> tuple[list[dict[str, str]], bool]:
+        bus = RedisBus(f"redis://127.0.0.1:{port}/0")
+        bus.origin = "me"
+        bus.hub = SimpleNamespace(health=ServiceHealth())  # type: ignore[assignment]
+        await bus.publish("table-a")
+        await bus.publish("table-a")
+        await bus.publish("table-b")
+        await bus.redis.aclose()
+        return bus.unsent, bus.hub.health.is_down(REDIS)  # type: ignore[union-attr]
+
+    unsent, down = asyncio.run(run())
+    assert [m["table"] for m in unsent] == ["table-a", "table-b"]
+    assert down
+
+
+@needs_services
+def test_the_redis_listener_subscribes_again_after_redis_restarts(own: OwnServices) -> None:
+    """Before, a Redis drop ended the listener for good: that process never heard the others again."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from updown.server.hub import RedisBus
+    from updown.server.outage import REDIS, ServiceHealth
+
+    class Hub:
+        owner = "me"
+        health = ServiceHealth()
+        heard: list[str] = []
+        resynced = 0
+
+        async def changed_elsewhere(self, table: str) -> None:
+            self.heard.append(table)
+
+        def close_session(self, token: str) -> None:
+            pass
+
+        async def resync_all(self) -> None:
+            self.resynced += 1
+
+    async def run() -> Hub:
+        hub = Hub()
+        bus = RedisBus(own.redis)
+        await bus.start(hub)  # type: ignore[arg-type]
+        other = aioredis.from_url(own.redis)
+        await other.publish(RedisBus.CHANNEL, json.dumps({"origin": "other", "table": "before"}))
+        await asyncio.sleep(0.3)
+        await asyncio.to_thread(own.stop_redis)
+        await asyncio.sleep(1.5)
+        await asyncio.to_thread(own.start_redis)
+        deadline = time.time() + 15
+        other = aioredis.from_url(own.redis)
+        while "after" not in hub.heard and time.time() < deadline:
+            await other.publish(RedisBus.CHANNEL, json.dumps({"origin": "other", "table": "after"}))
+            await asyncio.sleep(0.2)
+        await other.aclose()
+        await bus.close()
+        return hub
+
+    hub = asyncio.run(run())
+    assert hub.heard[0] == "before"
+    assert "after" in hub.heard, "the listener did not subscribe again"
+    assert hub.resynced >= 1  # and caught its tables up (it may have missed news)
+    assert not hub.health.is_down(REDIS)
+
+
+@needs_services
+def test_an_action_while_the_database_is_away_is_refused_busy_then_stored_once(own: OwnServices,
+                                                                               tmp_path: Path) -> None:
+    """Not acknowledged, not silent: ``busy`` at once, every client told; the same id sent again
+    once the database is back is acknowledged and stored once."""
+    db, (server,) = servers_for(own, tmp_path, 1, redis=False)
+    try:
+        user = User(server, "patient")
+        table = make_table(user, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"])
+        c = user.socket(table["id"])
+        c.until(lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]), 30)
+        action = c.legal[0]["id"]
+        own.stop_postgres()
+        c.send({"type": "act", "id": "x1", "action": action})
+        reply = c.until(lambda m: m["type"] in ("ack", "error") and m.get("id") == "x1", 15)
+        assert reply["type"] == "error" and reply["code"] == "busy", reply
+        told = c.until(lambda m: m["type"] == "service", 15) if not any(
+            json.loads(r).get("type") == "service" for r in c.raw) else None
+        assert told is None or told["busy"]
+        own.start_postgres()
+        c.until(lambda m: m["type"] == "service" and not m["busy"], 30)
+        c.send({"type": "act", "id": "x1", "action": action})
+        assert c.until(lambda m: m.get("id") == "x1", 15)["type"] == "ack"
+        c.send({"type": "act", "id": "x1", "action": action})  # once more: acknowledged, not applied again
+        assert c.until(lambda m: m.get("id") == "x1", 15)["type"] == "ack"
+        assert db_rows(db, "SELECT COUNT(*) FROM steps WHERE client_id = 'x1'")[0][0] == 1
     finally:
         server.stop()

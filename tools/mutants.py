@@ -39,6 +39,7 @@ class Mutant:
 S = "tests/test_server.py::"
 F = "tests/test_fair_play.py::"
 G = "tests/test_server_guarantees.py::"
+O = "tests/test_outages.py::"
 
 MUTANTS = [
     # -- the server ----------------------------------------------------------------------------
@@ -138,6 +139,25 @@ MUTANTS = [
            '''            placings = placed_after_leavers(result.placings, left)''',
            '''            placings = result.placings''',
            (F + "test_walking_away_from_a_rated_game_is_a_loss_whatever_the_stand_in_does[updown]",)),
+    Mutant("publish-raises", "a failed publish to Redis raises into the step that was just acknowledged",
+           "updown/server/hub.py",
+           '''                self._keep(data)
+                if self.hub is not None:
+                    self.hub.health.failed(REDIS, err if is_outage(err) else str(err) or type(err).__name__)''',
+           '''                self._keep(data)
+                raise''',
+           (O + "test_a_publish_that_cannot_reach_redis_is_kept_not_raised",)),
+    Mutant("listener-gives-up", "the Redis listener ends for good when Redis goes away",
+           "updown/server/hub.py",
+           '''            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)''',
+           '''            return''',
+           (O + "test_the_redis_listener_subscribes_again_after_redis_restarts",)),
+    Mutant("busy-unanswered", "an action that meets an unreachable database gets no answer",
+           "updown/server/routes/play.py",
+           '''        await conn.error(cid, "busy", BUSY)''',
+           '''        return''',
+           (O + "test_an_action_while_the_database_is_away_is_refused_busy_then_stored_once",)),
     # -- the engines ---------------------------------------------------------------------------
     Mutant("march-scored-1", "a Euchre march scores 1 instead of 2",
            "updown/games/euchre.py",

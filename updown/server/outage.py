@@ -52,6 +52,14 @@ def is_outage(err: BaseException) -> bool:
     return isinstance(err, (RedisConnectionError, RedisTimeout))
 
 
+def outage_service(err: BaseException) -> str | None:
+    """Which service an outage error (:func:`is_outage`) is of: ``redis`` or ``database``; None if
+    it is not one."""
+    if not is_outage(err):
+        return None
+    return REDIS if type(err).__module__.startswith("redis") else DATABASE
+
+
 def first_line(err: BaseException) -> str:
     return (str(err).strip().splitlines() or [type(err).__name__])[0][:200] or type(err).__name__
 
@@ -70,6 +78,8 @@ class ServiceHealth:
 
     def failed(self, service: str, err: BaseException | str) -> bool:
         """Note a failure; True (and the listeners told) if the service was thought up until now."""
+        if not isinstance(err, str):
+            service = outage_service(err) or service  # a Redis error met on a database path is Redis's
         if service in self.down:
             return False
         reason = err if isinstance(err, str) else first_line(err)
