@@ -420,3 +420,74 @@ def test_chat_and_watchers_across_processes_with_and_without_redis(tmp_path: Pat
         one.stop()
         two.stop()
         redis.stop()
+
+
+# -- the page --------------------------------------------------------------------------------------
+def test_the_page_shows_chat_as_text_in_each_readers_language_and_who_watches(server: Server) -> None:
+    """Ana plays (German, a 360 px phone), Bea watches as a guest (Portuguese, 1280 px), a visitor
+    without an account watches too (English). Markup Ana types is shown as text to everyone, and
+    runs nothing; Bea's preset is said in each reader's language; the visitor reads but has no
+    box to write in; Ana sees who watches; and what Ana is typing, and her focus, survive the
+    table being drawn again."""
+    pw = pytest.importorskip("playwright.sync_api")
+    from web_util import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_MISSING, SKIP_REASON, create_table, guest, new_page, \
+        register, shot, sideways
+
+    if CHROMIUM_MISSING:
+        pytest.skip(SKIP_REASON)
+    with pw.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ana = new_page(browser, server.base, width=360, height=740, lang="de")
+        bea = new_page(browser, server.base, width=1280, height=800, lang="pt")
+        visitor = new_page(browser, server.base, width=1280, height=800, lang="en")
+        register(ana, "Ana Chat")
+        table = create_table(ana, "euchre", ["me", "bot:greedy", "bot:normal", "bot:hard"], {"deals": 1})
+        guest(bea, "Bea")
+        bea_name = bea.inner_text(".me-name")
+        for page in (bea, visitor):
+            page.goto(f"/t/{table}")
+            page.wait_for_selector("[data-chat] .chat-empty")
+        ana.wait_for_selector("[data-watchers='2']")
+        assert ana.inner_text("[data-watchers]") == f"2 Zuschauer: {bea_name} und 1 weitere"
+        assert visitor.is_hidden("input[name=chat]") and visitor.is_hidden("[data-preset]")
+        assert visitor.is_visible("[data-chat] a[href^='/signin']")
+
+        markup = '<img src=x onerror="window.__pwned = 1"><b>bold</b>'
+        ana.fill("input[name=chat]", markup)
+        ana.click("[data-chat-send]")
+        for page in (ana, bea, visitor):
+            page.wait_for_selector(".chat-lines li[data-seq='1']")
+            assert page.inner_text(".chat-lines li[data-seq='1'] .chat-text") == markup
+            assert page.locator("[data-chat] img, [data-chat] b").count() == 0
+            assert page.evaluate("window.__pwned") is None
+        ana.wait_for_function("() => document.querySelector('input[name=chat]').value === ''")
+
+        bea.click("[data-preset='well-played']")
+        said_as = {"de": "Gut gespielt", "pt": "Bem jogado", "en": "Well played"}
+        for page, lang in ((ana, "de"), (bea, "pt"), (visitor, "en")):
+            page.wait_for_selector(".chat-lines li[data-seq='2']")
+            line = page.inner_text(".chat-lines li[data-seq='2']")
+            assert bea_name in line and line.endswith(said_as[lang]), line
+        assert "espetador" in bea.inner_text(".chat-lines li[data-seq='2'] .tag")
+
+        # Ana starts a line; the table is drawn again (the visitor leaves: the watchers change).
+        ana.click("input[name=chat]")
+        ana.keyboard.type("halb")
+        ana.evaluate("document.querySelector('.table-page').dataset.old = '1'")
+        visitor.close()
+        ana.wait_for_selector("[data-watchers='1']")
+        assert ana.locator(".table-page[data-old]").count() == 0  # drawn again
+        assert ana.evaluate("document.activeElement.name") == "chat"
+        ana.keyboard.type(" fertig")
+        assert ana.input_value("input[name=chat]") == "halb fertig"
+        ana.keyboard.press("Enter")
+        bea.wait_for_selector(".chat-lines li[data-seq='3']")
+        assert bea.inner_text(".chat-lines li[data-seq='3'] .chat-text") == "halb fertig"
+
+        width, out = sideways(ana)
+        assert width <= 360 and not out, (width, out)
+        ana.locator("[data-chat]").scroll_into_view_if_needed()
+        shot(ana, "chat-de-360")
+        shot(bea, "chat-pt-1280")
+        assert ana.errors == [] and bea.errors == []
+        browser.close()
