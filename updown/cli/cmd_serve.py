@@ -36,6 +36,9 @@ def serve(
     bot_delay: Annotated[Optional[float], typer.Option(
         help="seconds a bot waits before it plays, so people can follow [env UPDOWN_BOT_DELAY; default 0.6]",
         show_default=False)] = None,
+    bot_workers: Annotated[Optional[int], typer.Option(
+        help="worker processes for the bots that search and the coach's hints, 0 to think in the server "
+             "process [env UPDOWN_BOT_WORKERS; default one a core]", show_default=False)] = None,
     secure_cookies: Annotated[Optional[bool], typer.Option(
         "--secure-cookies/--no-secure-cookies",
         help="mark the session cookie Secure, behind HTTPS [env UPDOWN_SECURE_COOKIES]", show_default=False)] = None,
@@ -83,7 +86,7 @@ def serve(
     except ImportError as err:
         raise fail(f"the server needs its packages ({err.name} is missing): {install_hint('server')}",
                    EXIT_DEPENDENCIES) from None
-    flags = {"db": db, "host": host, "port": port, "redis": redis, "bot_delay": bot_delay,
+    flags = {"db": db, "host": host, "port": port, "redis": redis, "bot_delay": bot_delay, "bot_workers": bot_workers,
              "secure_cookies": secure_cookies, "sqlite_sync": sqlite_sync, "trusted_proxies": trusted_proxies,
              "allowed_origins": tuple(allowed_origin) if allowed_origin else None, "api_docs": api_docs,
              "log_level": log_level.lower() if log_level else None, "log_json": log_json, "access_log": access_log}

@@ -15,11 +15,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from updown.core.errors import UpdownError
+from updown.server.botpool import BotPool, default_workers
 from updown.server.db import make_engine, upgrade
 from updown.server.deps import Services
 from updown.server.guards import BodyLimit, GuardedApp, SameOrigin, validation_error
 from updown.server.hub import Bus, Hub, RedisBus
 from updown.server.limits import Limiter
+from updown.server.live import Live
 from updown.server.routes import accounts, info, play, tables
 from updown.server.settings import Settings
 from updown.server.store import Store
@@ -29,12 +31,27 @@ log = logging.getLogger("updown.server")
 __all__ = ["Settings", "create_app"]
 
 
+class PooledHub(Hub):
+    """The hub whose tables' bots think in the bot pool (``botpool.py``)."""
+
+    def __init__(self, store: Store, pool: BotPool, **kw: Any):
+        super().__init__(store, **kw)
+        self.pool = pool
+
+    async def live(self, table_id: str) -> Live | None:
+        found = await super().live(table_id)
+        if found is not None:
+            found.pool = self.pool
+        return found
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = make_engine(settings.db, settings.sqlite_sync)
     store = Store(engine)
     bus: Bus = RedisBus(settings.redis) if settings.redis else Bus()
-    hub = Hub(store, bus=bus, bot_delay=settings.bot_delay, multi=settings.redis is not None)
+    pool = BotPool(default_workers() if settings.bot_workers is None else settings.bot_workers)
+    hub = PooledHub(store, pool, bus=bus, bot_delay=settings.bot_delay, multi=settings.redis is not None)
     limiter = Limiter(settings.limits, settings.redis, namespace=settings.db)
     svc = Services(settings, store, hub, limiter, PasswordHasher())  # argon2id, the library's parameters
 
@@ -44,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         yield
         await hub.stop()
+        await pool.close()
         engine.dispose()
 
     docs = settings.api_docs
@@ -51,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                      openapi_url="/api/openapi.json" if docs else None)  # security headers on every answer
     app.state.services = svc
     app.state.hub, app.state.store, app.state.limiter = hub, store, limiter
+    app.state.bot_pool = pool
     app.add_middleware(BodyLimit, limit=settings.limits.max_body, uploads={"/web/replay": settings.limits.max_upload})
     app.add_middleware(SameOrigin, allowed=settings.allowed_origins)
     app.add_exception_handler(RequestValidationError, validation_error)

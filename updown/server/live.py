@@ -27,6 +27,7 @@ from updown.core.records import Record, RecordWriter
 from updown.core.registry import get_game
 from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
+from updown.server.botpool import BOT, BotPool, decide
 from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
 from updown.server.outage import DATABASE, ServiceHealth, first_line, is_outage, retried
@@ -37,6 +38,8 @@ log = logging.getLogger("updown.server")
 
 SPECTATOR = -1
 """The frames key of spectators (``view(None)``)."""
+BOT_TIMEOUT = 120.0
+"""Seconds a bot's decision may run in the pool before its worker is stopped (``hard`` takes one)."""
 BUSY = "the server is busy: its database cannot be reached; nothing was stored, send the action again " \
        "(with the same id) in a moment"
 """The message of the ``busy`` error: an action refused, not acknowledged, while the database is away."""
@@ -131,6 +134,8 @@ class Live:
         """The hub's: whether the database is reachable (a commit is retried, or refused at once)."""
         self.drive_failed_at = 0.0
         """When the driving loop last stopped on a fault; the hub's watchdog restarts it."""
+        self.pool: BotPool | None = None
+        """Where bots that search think (``botpool.py``), in this table's turn; None: in this process."""
         for k in self.frames:
             self._frame_check(k)
 
@@ -486,9 +491,8 @@ class Live:
                     continue
                 if self.bot_delay:
                     await asyncio.sleep(self.bot_delay)
-                bot = make_bot(self._bot_for(seat), self.game, seat, random.Random(f"{self.seed}:bot:{seat}:{at}"))
                 with BOT_SECONDS.time():
-                    action = await asyncio.to_thread(bot.act, view, legal)
+                    action = await self._decide(self._bot_for(seat), seat, f"{self.seed}:bot:{seat}:{at}", view, legal)
                 by = "bot" if self.seats[seat].kind == "bot" else "stand-in"
                 try:
                     await self.submit(seat, action, None, by)
@@ -508,6 +512,16 @@ class Live:
                 self.health.failed(DATABASE, err)
             else:
                 log.exception("table %s: the driving loop stopped (restarted by the watchdog)", self.id)
+
+    async def _decide(self, name: str, seat: int, seed: str, view: dict[str, Any], legal: list[int]) -> int:
+        """The bot's action from the seat's view alone: in the pool's workers for a bot that searches,
+        here for a cheap one (or with no pool); the same bot from the same seed either way."""
+        if self.pool is not None and self.pool.takes(name):
+            action = await self.pool.run(decide, self.game.id, name, seat, seed, view, legal, key=f"table:{self.id}",
+                                         kind=BOT, timeout=BOT_TIMEOUT)
+            return int(action)
+        bot = make_bot(name, self.game, seat, random.Random(seed))
+        return await asyncio.to_thread(bot.act, view, legal)
 
     def _leave_pending(self, seat: int) -> bool:
         return not any(r.seat == seat and r.by == "leave" for r in self.steps)

@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     """Redis URL, to run several server processes together (with PostgreSQL)."""
     bot_delay: float = Field(default=0.6, ge=0, le=10)
     """Seconds a bot waits before it plays, so that people can follow."""
+    bot_workers: int | None = Field(default=None, ge=0, le=256)
+    """Worker processes in which bots that search (``normal``, ``hard``) decide and the coach gives
+    hints, shared fairly between tables and users (``updown.server.botpool``). None: one for each
+    core of the machine; 0: in the server process (tests, tiny hosts)."""
     secure_cookies: bool = False
     """Mark the session cookie Secure (behind HTTPS)."""
     sqlite_sync: Literal["normal", "full"] = "normal"
