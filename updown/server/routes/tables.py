@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import logging
 import secrets
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
@@ -20,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from updown.bots import bot_names
 from updown.core.errors import UpdownError
 from updown.core.registry import all_games, get_game
+from updown.server.botpool import COACH, BotPool, advise
 from updown.server.deps import AccountDep, SeatDep, Services, ServicesDep, TableDep, bad
 from updown.server.hub import new_table_id
 from updown.server.limits import Limited
@@ -27,6 +30,7 @@ from updown.server.live import ActionError, Live
 from updown.server.models import Account, Seat, Table
 
 log = logging.getLogger("updown.server")
+T = TypeVar("T")
 router = APIRouter(prefix="/api")
 
 
@@ -196,9 +200,47 @@ async def record(live: TableDep) -> JSONResponse:
                         headers={"Content-Disposition": f'attachment; filename="{live.game.id}-{live.id}.json"'})
 
 
+HINT_TIMEOUT = 600.0
+"""Seconds a hint or review may run in the bot pool before its worker is stopped."""
+WATCH = 0.25
+"""Seconds between the looks a hint or review takes at whether it is still wanted."""
+
+
+def _pool(request: Request) -> BotPool:
+    pool: BotPool = request.app.state.bot_pool
+    return pool
+
+
+async def _while_wanted(work: Awaitable[T], request: Request, gone: Callable[[], str | None]) -> T:
+    """``work``'s answer, unless the asker goes first: ``gone()`` says why (the player left the seat,
+    the turn passed) or the request's client disconnected (the page was closed). Then the work is
+    cancelled (taken off the bot pool's queue, or its worker stopped) and the answer is 409."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=WATCH)
+            if done:
+                return task.result()
+            why = gone()
+            if why is None and await request.is_disconnected():
+                why = "the request was closed"
+            if why is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                raise bad(409, why)
+    finally:
+        if not task.done():  # the handler itself was cancelled
+            task.cancel()
+
+
 @router.get("/tables/{table_id}/hint")
-async def hint(live: TableDep, acc: AccountDep, svc: ServicesDep, budget: int = 300) -> dict[str, Any]:
-    """The coach for the asking seat only, on unrated tables: each legal action with its estimate."""
+async def hint(request: Request, live: TableDep, acc: AccountDep, svc: ServicesDep, budget: int = 300
+               ) -> dict[str, Any]:
+    """The coach for the asking seat only, on unrated tables: each legal action with its estimate.
+
+    It runs in the bot pool, in the asker's turn among users, from the seat's view alone; it is
+    cancelled if the player leaves the seat, the turn passes or the request is closed."""
     if live.rated:
         raise bad(403, "hints are for unrated tables only")
     seat = next((i for i, s in enumerate(live.seats) if s.held_by(acc.id)), None)
@@ -211,10 +253,21 @@ async def hint(live: TableDep, acc: AccountDep, svc: ServicesDep, budget: int = 
             raise bad(409, "it is not your turn")
         view = live.state.view(seat)
         legal = live.state.legal_actions(seat)
+        at = len(live.steps)
     await svc.limiter.hint(acc.id, budget)
-    from updown.bots.coach import analyse, is_mistake
 
-    hints = await asyncio.to_thread(analyse, live.game, view, legal, budget=budget, seed=len(live.steps))
+    def gone() -> str | None:
+        if not live.seats[seat].held_by(acc.id):
+            return "you left the seat"
+        if live.state.is_terminal() or seat not in live.state.actors():
+            return "it is no longer your turn"
+        return None
+
+    work = _pool(request).run(advise, live.game.id, view, legal, budget, at, key=f"user:{acc.id}", kind=COACH,
+                              timeout=HINT_TIMEOUT)
+    hints = await _while_wanted(work, request, gone)
+    from updown.bots.coach import is_mistake
+
     return {"seat": seat, "hints": [
         {"id": h.action, "notation": live.game.action_to_str(h.action), "estimate": round(h.estimate, 4),
          "stderr": round(h.stderr, 4), "best": i == 0, "clearly_worse": is_mistake(hints, h.action)}
@@ -226,6 +279,7 @@ REVIEW_PLAYOUTS = 2400
 """Playouts a review spends in all, spread over the seat's decisions (16 to 120 each)."""
 _reviews: dict[tuple[str, int], dict[str, Any]] = {}
 _reviewing: asyncio.Semaphore | None = None
+_review_locks: dict[tuple[str, int], asyncio.Lock] = {}
 
 
 def _decisions(record: dict[str, Any], seat: int) -> list[tuple[int, dict[str, Any], list[int], int]]:
@@ -257,11 +311,12 @@ def _decisions(record: dict[str, Any], seat: int) -> list[tuple[int, dict[str, A
     return found
 
 
-def _review(live: Live, record: dict[str, Any], seat: int) -> dict[str, Any]:
-    """What ``updown review`` says of ``seat``'s decisions, each from that seat's view alone."""
+def _review(game_id: str, record: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What ``updown review`` says of ``seat``'s decisions, each from that seat's view alone (a job of
+    the bot pool: the finished game's record, which anyone may have by then, and the seat)."""
     from updown.bots.coach import THRESHOLD, analyse, is_mistake
 
-    game = live.game
+    game = get_game(game_id)
     decisions = _decisions(record, seat)
     choices = [d for d in decisions if len(d[2]) >= 2]
     per = max(16, min(120, REVIEW_PLAYOUTS // max(1, len(choices))))
@@ -281,10 +336,11 @@ def _review(live: Live, record: dict[str, Any], seat: int) -> dict[str, Any]:
 
 
 @router.get("/tables/{table_id}/review")
-async def review(live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str, Any]:
+async def review(request: Request, live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str, Any]:
     """The coach on the asking seat's decisions of a finished unrated game (``updown review``):
     each decision that had a choice, the best action, and the clearly worse ones marked. Each is
-    judged from the seat's own view at that moment, as the hint was; computed once per seat."""
+    judged from the seat's own view at that moment, as the hint was; computed once per seat, in the
+    bot pool in the asker's turn (cancelled if the request is closed)."""
     global _reviewing
     if live.rated:
         raise bad(403, "reviews are for unrated tables only")
@@ -299,16 +355,28 @@ async def review(live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str,
     key = (live.id, seat)
     if key in _reviews:
         return _reviews[key]
-    if _reviewing is None:
-        _reviewing = asyncio.Semaphore(1)
-    async with _reviewing:  # one review at a time in a process: they are long
-        if key in _reviews:
-            return _reviews[key]
-        await svc.limiter.hint(acc.id, REVIEW_PLAYOUTS)
-        out = await asyncio.to_thread(_review, live, record, seat)
-        while len(_reviews) >= 64:
-            _reviews.pop(next(iter(_reviews)))
-        _reviews[key] = out
+    pool = _pool(request)
+    if pool.size == 0:  # in this process: one review at a time, they are long
+        if _reviewing is None:
+            _reviewing = asyncio.Semaphore(1)
+        gate: asyncio.Semaphore | asyncio.Lock = _reviewing
+    else:  # in the pool, whose shares bound them: one at a time for each seat's review
+        gate = _review_locks.setdefault(key, asyncio.Lock())
+    try:
+        async with gate:
+            if key in _reviews:
+                return _reviews[key]
+            await svc.limiter.hint(acc.id, REVIEW_PLAYOUTS)
+            work = pool.run(_review, live.game.id, record, seat, key=f"user:{acc.id}", kind=COACH,
+                            timeout=HINT_TIMEOUT)
+            out: dict[str, Any] = await _while_wanted(work, request, lambda: None)
+            while len(_reviews) >= 64:
+                _reviews.pop(next(iter(_reviews)))
+            _reviews[key] = out
+    finally:
+        lock = _review_locks.get(key)
+        if lock is not None and not lock.locked():
+            del _review_locks[key]
     return out
 
 
