@@ -21,7 +21,7 @@ from updown.server.live import BUSY, SPECTATOR, ActionError, Live
 from updown.server.models import Account
 from updown.server.metrics import ACK_SECONDS
 from updown.server.outage import DATABASE, is_outage
-from updown.server.store import token_hash
+from updown.server.store import Conflict, token_hash
 
 MAX_FRAME = 4096
 """Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
@@ -91,7 +91,13 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             await websocket.send_text(json.dumps(first))
             conn.last_table = json.dumps({"type": "table", "table": live.public()})
             await websocket.send_text(conn.last_table)
-        await hub.chat_history(live, conn)
+        try:
+            await hub.chat_history(live, conn)
+        except Exception as err:
+            if not is_outage(err):
+                raise
+            hub.health.failed(DATABASE, err)
+            conn.chat_seq = 0  # the whole chat comes with the catch-up once the database is back
         await hub.watchers_changed(live)
         if key != SPECTATOR and live.seats[key].away:
             await hub.set_away(live, key, False)
@@ -250,7 +256,6 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
     await hub.after_step(live)
 
 
-
 def chat_text(raw: str) -> str:
     """What a chat line shows: plain text on one line. Control characters and runs of white space
     become one space, bidirectional controls go, and the ends are trimmed."""
@@ -307,7 +312,11 @@ async def chat(svc: Services, live: Live, conn: Connection, msg: dict[str, Any],
                                               f"{retry:.1f} s", what="chat", retry_after=round(retry, 2))
         return
     seat = author_seat(live, acc)
-    await hub.chat(live, acc.id, seat, text, preset)
+    try:
+        await hub.chat(live, acc.id, seat, text, preset)
+    except Conflict:  # other processes took every number meanwhile: nothing was stored
+        await conn.error(cid, "busy", "the chat is busy; nothing was sent, send the line again")
+        return
     await conn.send_json({"type": "ack", "id": cid})
 
 
