@@ -2,6 +2,14 @@
 
 A game declares ``class Options(GameOptions)`` with typed fields and a ``check(players)``
 method; records store options as a plain dict and the CLI passes them as ``key=value``.
+
+**Research options.** A field whose metadata has ``"research": True`` (:data:`RESEARCH`) changes
+the game into a research variant (a reduced deck, say, small enough to solve): it is never offered
+for play. :meth:`GameOptions.fields` leaves it out (the lists the CLI and the lobby show), and
+:meth:`GameOptions.to_dict` leaves it out while it has its default value, so that the records and
+views of the game itself are unchanged by its existence. :meth:`GameOptions.research_in_use` names
+the research options a set of options uses, and :meth:`GameOptions.check_rated` refuses them for a
+rated game.
 """
 
 from __future__ import annotations
@@ -14,6 +22,9 @@ from typing import Any, Self
 
 from updown.core.errors import OptionsError
 
+RESEARCH = "research"
+"""The metadata key that marks a research option (``metadata={"help": ..., "research": True}``)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class GameOptions:
@@ -23,7 +34,24 @@ class GameOptions:
         """Raise :class:`OptionsError` if these options do not fit ``players`` seats."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """Every option by name, except a research option at its default value (see the module
+        docstring): ``from_dict`` of it gives these options back."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if not (f.metadata.get(RESEARCH) and getattr(self, f.name) == f.default)}
+
+    def research_in_use(self) -> list[str]:
+        """The research options set to something other than their default, by name."""
+        return [f.name for f in dataclasses.fields(self)
+                if f.metadata.get(RESEARCH) and getattr(self, f.name) != f.default]
+
+    def check_rated(self) -> None:
+        """Raise :class:`OptionsError` if these options make a research variant: a rated game
+        (and any game offered for play) is the game itself."""
+        used = self.research_in_use()
+        if used:
+            shown = ", ".join(f"{name}={getattr(self, name)}" for name in used)
+            raise OptionsError(f"{shown}: research {'option' if len(used) == 1 else 'options'}, "
+                               "not for rated games")
 
     def view(self) -> dict[str, Any]:
         """The options as a read-only dict, for views (made once per options object)."""
@@ -38,13 +66,21 @@ class GameOptions:
         return got
 
     @classmethod
-    def fields(cls) -> list[tuple[str, type, Any, str]]:
-        """(name, type, default, help) of each option, for ``updown games`` and ``--help``."""
+    def fields(cls, research: bool = False) -> list[tuple[str, type, Any, str]]:
+        """(name, type, default, help) of each option offered for play, for ``updown games``,
+        ``--help`` and the lobby; with ``research``, the research options too (see the module
+        docstring)."""
         hints = typing.get_type_hints(cls)
         out = []
         for f in dataclasses.fields(cls):
-            out.append((f.name, hints[f.name], f.default, str(f.metadata.get("help", ""))))
+            if research or not f.metadata.get(RESEARCH):
+                out.append((f.name, hints[f.name], f.default, str(f.metadata.get("help", ""))))
         return out
+
+    @classmethod
+    def research_fields(cls) -> list[str]:
+        """The names of the research options."""
+        return [f.name for f in dataclasses.fields(cls) if f.metadata.get(RESEARCH)]
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> Self:

@@ -26,6 +26,13 @@ Readings the project takes (see ``docs/rules-notes.md``):
 * A match has ``rounds`` rounds (default one per player), each set up afresh (deal, dice, toss,
   orientation). Standings are by total tricks. With ``tiebreak_rounds`` > 0, while the lead is
   shared after the planned rounds, another round is played, up to that many.
+
+Research decks (option ``deck``, never offered for play; ``docs/research-variants.md``): the same
+rules with fewer cards, small enough for exact solvers. ``deck="TOP:SUITS:HAND"`` deals values 2 to
+TOP of the suits named (letters in the order C D H S), HAND cards to each player, and sets the trump
+value with two dice of ceil(TOP / 2) faces (so that, as two six-sided dice cover 2..12 on the full
+deck, the dice cover the deck's values). Card and action ids are the full deck's: a research deck
+is a subset of it. The default, ``deck="full"``, is the rulebook's game.
 """
 
 from __future__ import annotations
@@ -74,12 +81,20 @@ TOSS_DOWN = TOSS_UP + 1  # 87
 ORIENT = TOSS_DOWN + 1  # 88..91: Suit(a - ORIENT) faces seat 0
 NUM_ACTIONS = ORIENT + 4
 
-_DICE_BY_TRUMP: dict[int | None, tuple[int, ...]] = {
-    old: tuple(
-        DICE + 6 * (a - 1) + (b - 1) for a in range(1, 7) for b in range(1, 7) if old is None or a + b != old
-    )
-    for old in (None, *range(2, 13))
-}
+
+def _rolls(faces: int) -> dict[int | None, tuple[int, ...]]:
+    """The dice outcomes by the trump they must differ from (``None``: the first roll of a round),
+    for two dice of ``faces`` faces: every pair whose sum differs, all equally likely."""
+    return {
+        old: tuple(
+            DICE + 6 * (a - 1) + (b - 1) for a in range(1, faces + 1) for b in range(1, faces + 1)
+            if old is None or a + b != old
+        )
+        for old in (None, *range(2, 2 * faces + 1))
+    }
+
+
+_DICE_BY_TRUMP: dict[int | None, tuple[int, ...]] = _rolls(6)
 
 
 # Orientation tables, so that play needs no enum arithmetic: for ``n`` players and orientation
@@ -189,6 +204,36 @@ def card_id(card: Card | str) -> int:
         raise NotationError(f"{c} is not in the UP&DOWN deck (2 to Q, no kings or aces)") from None
 
 
+FULL_DECK = "full"
+"""The ``deck`` option's default: the rulebook's 44 cards and two six-sided dice."""
+_DECKS: dict[str, tuple[tuple[int, ...], int, dict[int | None, tuple[int, ...]]]] = {
+    FULL_DECK: (_ALL_CARDS, 0, _DICE_BY_TRUMP)
+}
+
+
+def deck_of(spec: str) -> tuple[tuple[int, ...], int, dict[int | None, tuple[int, ...]]]:
+    """The deck that the option ``deck`` names: its card ids (ascending), the hand size (0: the
+    rulebook's, by the number of players) and the dice outcomes by the old trump (see
+    :func:`_rolls`). Raises OptionsError for a spec that names no deck."""
+    known = _DECKS.get(spec)
+    if known is not None:
+        return known
+    parts = spec.split(":")
+    if len(parts) != 3 or not all(_ascii_number(p) for p in (parts[0], parts[2])):
+        raise OptionsError(f"deck must be full or TOP:SUITS:HAND (a research deck, like 4:DS:2), not {spec!r}")
+    top, letters, hand = int(parts[0]), parts[1], int(parts[2])
+    if not 3 <= top <= 12:
+        raise OptionsError(f"a research deck's highest value is 3 to 12 (J=11, Q=12), not {top}")
+    if not letters or not set(letters) <= set("CDHS") or letters != "".join(sorted(set(letters), key="CDHS".index)):
+        raise OptionsError(f"a research deck's suits are distinct letters of CDHS in that order, not {letters!r}")
+    if hand < 1:
+        raise OptionsError("a research deck deals at least one card to each player")
+    suits = ["CDHS".index(x) for x in letters]
+    cards = tuple(c for c in _ALL_CARDS if SUIT[c] in suits and VALUE[c] <= top)
+    made = _DECKS[spec] = (cards, hand, _rolls((top + 1) // 2))
+    return made
+
+
 @mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class UpDownOptions(GameOptions):
@@ -199,12 +244,25 @@ class UpDownOptions(GameOptions):
     tiebreak_rounds: int = dataclasses.field(
         default=0, metadata={"help": "extra rounds, at most, while the lead is shared at the end"}
     )
+    deck: str = dataclasses.field(
+        default=FULL_DECK,
+        metadata={"help": "research only: full, or TOP:SUITS:HAND, a reduced deck (values 2 to TOP of "
+                          "SUITS, HAND cards each, dice of ceil(TOP/2) faces)", "research": True},
+    )
 
     def check(self, players: int) -> None:
         if self.rounds is not None and not 1 <= self.rounds <= 50:
             raise OptionsError(f"rounds must be 1 to 50, not {self.rounds}")
         if not 0 <= self.tiebreak_rounds <= 20:
             raise OptionsError(f"tiebreak_rounds must be 0 to 20, not {self.tiebreak_rounds}")
+        cards, hand, _ = deck_of(self.deck)
+        if hand and players in HAND_SIZE:
+            if hand > HAND_SIZE[players]:
+                raise OptionsError(f"a research deck's hands are at most the rulebook's "
+                                   f"({HAND_SIZE[players]} for {players} players), not {hand}")
+            if hand * players > len(cards):
+                raise OptionsError(f"the deck {self.deck} has {len(cards)} cards: too few for "
+                                   f"{players} hands of {hand}")
 
     def planned_rounds(self, players: int) -> int:
         return self.rounds if self.rounds is not None else players
@@ -299,7 +357,7 @@ class UpDownState(State):
         "game", "players", "options", "log", "hand_size", "rounds", "tiebreaks", "phase", "round",
         "hands", "deck", "deal_seat", "aside", "trump", "dice", "up", "orient", "leader", "trick",
         "pending", "pot", "tricks", "totals", "discarded", "tricks_played", "history", "round_log_start",
-        "_actors", "_all_seats", "_own",
+        "_actors", "_all_seats", "_own", "_cards", "_rolls",
     )
 
     def __init__(self, game: UpDownGame, players: int, options: UpDownOptions, *, _empty: bool = False):
@@ -309,7 +367,12 @@ class UpDownState(State):
         if _empty:
             return
         self.log: list[Event] = []
-        self.hand_size = HAND_SIZE[players]
+        cards, hand, rolls = deck_of(options.deck)
+        self._cards: tuple[int, ...] = cards
+        """The deck's card ids (the full deck's unless ``deck`` names a research deck)."""
+        self._rolls: dict[int | None, tuple[int, ...]] = rolls
+        """The dice outcomes allowed, by the trump they must differ from."""
+        self.hand_size = hand or HAND_SIZE[players]
         self.rounds = options.planned_rounds(players)
         self.tiebreaks = 0
         self.round = -1
@@ -325,7 +388,7 @@ class UpDownState(State):
         self.round_log_start = len(self.log)
         self.phase = _DEAL
         self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.deck = list(_ALL_CARDS)
+        self.deck = list(self._cards)
         self.deal_seat = 0
         self.aside: list[int] = []
         self.trump: int | None = None
@@ -389,7 +452,7 @@ class UpDownState(State):
             p = 1.0 / len(self.deck)
             return [(c, p) for c in self.deck]
         if phase == _DICE:
-            allowed = _DICE_BY_TRUMP[self.trump]
+            allowed = self._rolls[self.trump]
             return [(a, 1.0 / len(allowed)) for a in allowed]
         if phase == _TOSS:
             return [(TOSS_UP, 0.5), (TOSS_DOWN, 0.5)]
@@ -404,7 +467,7 @@ class UpDownState(State):
             deck = self.deck
             return deck[int(rng.random() * len(deck))]
         if phase == _DICE:
-            rolls = _DICE_BY_TRUMP[self.trump]
+            rolls = self._rolls[self.trump]
             return rolls[int(rng.random() * len(rolls))]
         if phase == _TOSS:
             return TOSS_UP if rng.random() < 0.5 else TOSS_DOWN
@@ -517,11 +580,15 @@ class UpDownState(State):
     def _chance(self, action: int) -> None:
         phase = self.phase
         if phase == _DICE:
-            if action not in _DICE_BY_TRUMP[self.trump]:
-                if DICE <= action < DICE + 36:
+            if action not in self._rolls[self.trump]:
+                if action in self._rolls[None]:
                     raise IllegalAction(
                         f"the roll {GAME.action_to_str(action)} repeats the trump {self.trump}: re-roll"
                     )
+                if DICE <= action < DICE + 36:  # a research deck's dice have fewer faces
+                    faces = dice_of(max(self._rolls[None]))[0]
+                    raise IllegalAction(f"{GAME.action_to_str(action)} is not a roll of this deck's dice "
+                                        f"(1 to {faces})")
                 raise IllegalAction(f"{GAME.action_name(action)} is not a roll of the dice")
             self.dice = dice = dice_of(action)
             self.trump = dice[0] + dice[1]
@@ -742,6 +809,8 @@ class UpDownState(State):
         c._actors = self._actors
         c._all_seats = self._all_seats
         c._own = self._own
+        c._cards = self._cards
+        c._rolls = self._rolls
         c._frozen_upto = self._frozen_upto
         c._visible_base = self._visible_snapshot()
         return c
@@ -779,6 +848,7 @@ class UpDownWorlds(WorldSampler):
             raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
         options = GAME.Options.from_dict(view["options"])
         st = UpDownState(GAME, n, options, _empty=True)
+        st._cards, _, st._rolls = deck_of(options.deck)
         st.hand_size = size = view["tricks_per_round"]
         st.rounds = view["rounds"]
         st.tiebreaks = st.rounds - options.planned_rounds(n)
@@ -829,7 +899,7 @@ class UpDownWorlds(WorldSampler):
         seen = set(hand) | {c for p in tricks_played for c in p}
         if st.pending[seat] is not None:
             seen.add(st.pending[seat])  # type: ignore[arg-type]
-        self.pool = [c for c in range(NUM_CARDS) if c not in seen]
+        self.pool = [c for c in st._cards if c not in seen]
         submitted = set(view["submitted"])
         self.bins: list[tuple[int, bool]] = []  # (seat, is its pending choice)
         self.sizes: list[int] = []
