@@ -120,14 +120,15 @@ def measure(rows: list[Row], seconds: float, rounds: int) -> None:
 
 
 def table(title: str, rows: list[Row], reference: Row, unit: str) -> list[str]:
-    lines = [title, f"  {'loop':<38} {unit + '/s':>12} {'ratio':>8} {'median':>8}   {'range':<12}"]
+    # 80 columns at most: 2 + 34 + 11 + 7 + 7 + 3 + a range of up to 13 (100.00-200.00).
+    lines = [title, f"  {'loop':<34} {unit + '/s':>10} {'ratio':>6} {'median':>6}  {'range':<13}"]
     for row in rows:
         if row is reference:
-            lines.append(f"  {row.name:<38} {row.rate:>12,.0f} {1:>8.2f} {'':>8}   reference")
+            lines.append(f"  {row.name:<34} {row.rate:>10,.0f} {1:>6.2f} {'':>6}  reference")
             continue
         ratios = sorted(a / b for a, b in zip(row.per_round, reference.per_round))
         median = ratios[len(ratios) // 2] if len(ratios) % 2 else sum(ratios[len(ratios) // 2 - 1:][:2]) / 2
-        lines.append(f"  {row.name:<38} {row.rate:>12,.0f} {row.rate / reference.rate:>8.2f} {median:>8.2f}   "
+        lines.append(f"  {row.name:<34} {row.rate:>10,.0f} {row.rate / reference.rate:>6.2f} {median:>6.2f}  "
                      f"{ratios[0]:.2f}-{ratios[-1]:.2f}")
     return lines
 

@@ -47,7 +47,7 @@ def _pm(figure: dict[str, Any], sign: str = "") -> str:
 def _rate(figure: dict[str, Any]) -> str:
     if figure["low"] is None:
         return f"{figure['mean']:.1%}"
-    return f"{figure['mean']:.1%} ({figure['low']:.0%}-{figure['high']:.0%})"
+    return f"{figure['mean']:.0%} ({figure['low'] * 100:.0f}-{figure['high']:.0%})"
 
 
 def _sides(results: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -58,31 +58,52 @@ def _sides(results: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
     return [(members[0], " + ".join(m["label"] for m in members)) for members in sides.values()]
 
 
+MATRIX_SIDES = 4
+"""Up to this many sides the head-to-head table is a matrix; more would not fit 80 columns."""
+
+
 def _print(results: dict[str, Any], game_name: str) -> None:
-    # A terminal wraps the tables to its width; a pipe or a file gets them whole.
-    out = console if console.is_terminal else Console(width=120, highlight=False)
+    # The tables fit 80 columns (no vertical lines, short headers); a terminal narrower than that
+    # wraps them to its width, and a pipe or a file gets them at 80 too.
+    out = console if console.is_terminal else Console(width=80, highlight=False)
     table = Table(title=f"{game_name}: {results['games']} games, {results['deals']} deals × "
-                        f"{results['seatings']} seatings, seed {results['lineup']['seed']} (± is a 95% interval)")
-    for col in ("bot", "mean score", "diff vs opponents", "win rate (95%)", "μ", "σ", "ordinal"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+                        f"{results['seatings']} seatings, seed {results['lineup']['seed']}",
+                  caption="± is a 95% interval; diff: the mean score difference against the opponents",
+                  box=None, pad_edge=False, header_style="bold")
+    for col in ("bot", "mean score", "diff", "win rate (95%)", "μ", "σ", "ordinal"):
+        # Figures are never broken over lines; a long name (partners) is.
+        table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=col != "bot")
     sides = _sides(results)
     for entry, name in sorted(sides, key=lambda side: (-side[0]["rating"]["ordinal"], side[0]["entry"])):
         r = entry["rating"]
         table.add_row(name, _pm(entry["mean_score"]), _pm(entry["mean_diff"], "+"), _rate(entry["win_rate"]),
                       f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
     out.print(table)
-    h2h = Table(title="head to head: games the row finished ahead-behind-level of the column, "
-                      "and its mean score difference")
-    h2h.add_column("")
-    for _, name in sides:
-        h2h.add_column(name, justify="right")
     cells = {(h["entry"], h["against"]): h for h in results["head_to_head"]}
-    for entry, name in sides:
-        row = []
-        for other, _ in sides:
-            h = cells.get((entry["entry"], other["entry"]))
-            row.append("·" if h is None else f"{h['ahead']}-{h['behind']}-{h['level']} {h['mean_diff']['mean']:+.2f}")
-        h2h.add_row(name, *row)
+
+    def cell(a: dict[str, Any], b: dict[str, Any]) -> str:
+        h = cells.get((a["entry"], b["entry"]))
+        return "·" if h is None else f"{h['ahead']}-{h['behind']}-{h['level']} {h['mean_diff']['mean']:+.2f}"
+
+    if len(sides) <= MATRIX_SIDES:
+        h2h = Table(title="head to head: games the row finished ahead-behind-level of the column, "
+                          "and its mean score difference", box=None, pad_edge=False, header_style="bold")
+        h2h.add_column("")
+        for _, name in sides:
+            h2h.add_column(name, justify="right", no_wrap=True)
+        for entry, name in sides:
+            h2h.add_row(name, *(cell(entry, other) for other, _ in sides))
+    else:  # a matrix this wide would not fit 80 columns: each pair once, on a line of its own
+        h2h = Table(title="head to head: games the first finished ahead-behind-level of the second, "
+                          "and its mean score difference", box=None, pad_edge=False, header_style="bold")
+        for col in ("bot", "against", "ahead-behind-level", "diff"):
+            h2h.add_column(col, justify="right" if col in ("ahead-behind-level", "diff") else "left",
+                           no_wrap=col not in ("bot", "against"))
+        for i, (entry, name) in enumerate(sides):
+            for other, other_name in sides[i + 1:]:
+                text = cell(entry, other)
+                record, _, diff = text.partition(" ")
+                h2h.add_row(name, other_name, record, diff)
     out.print(h2h)
 
 
