@@ -503,7 +503,9 @@ def test_make_play_installs_without_the_test_extra():
     assert play_stamp is not None
     recipe = play_stamp.group(0)
     assert 'pip install --progress-bar on -e .\n' in recipe and "[test]" not in recipe and "--quiet" not in recipe
-    assert re.search(r"^play: \$\(PLAY_STAMP\)$", makefile, re.M)
+    # play needs the play install and the compiled engines (issue 31), whose own install is the play one.
+    assert re.search(r"^play: \$\(PLAY_STAMP\)(?: engines)?$", makefile, re.M)
+    assert re.search(r"^engines: \$\(PLAY_STAMP\)$", makefile, re.M)
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert 'license = "MIT"' in pyproject  # the SPDX form: no setuptools deprecation warning
     pin = re.search(r'requires = \["setuptools==(\d+)', pyproject)
@@ -591,5 +593,9 @@ def test_hint_shows_the_coach_for_this_seat():
     lines = hint_lines(game, state.view(seat), legal, translator("de"), budget=60)
     assert lines[0].startswith("Die Schätzungen des Trainers")
     assert len(lines) == 1 + len(legal) and "am besten" in lines[1]
+    # The moves as the German player types them (bestellen, passen), not the engine's English.
+    from updown.cli.moves import words_for
+
     shown = {line.split()[0] for line in lines[1:]}
-    assert shown == {game.action_to_str(a).split()[0] for a in legal}
+    assert shown == {words_for(translator("de")).show(game.action_to_str(a)).split()[0] for a in legal}
+    assert not shown & {game.action_to_str(a).split()[0] for a in legal}

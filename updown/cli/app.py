@@ -7,9 +7,12 @@ import math
 import os
 import random
 import secrets
+import shlex
+import shutil
 import signal
 import sys
 import time
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +31,7 @@ from updown.bench import pyspiel_playouts, random_playouts
 from updown.core.compiled import engines_label
 from updown.bots import bot_names, is_bot_name, make_bot
 from updown.cli.human import HumanAgent, Quit
+from updown.cli.moves import words_for
 from updown.cli.screens import event_text, hooks_for, safe_name
 from updown.cli.session import Session, bot_list_from
 from updown.cli.unseen import redraw
@@ -40,8 +44,23 @@ from updown.rules import rules_text
 from updown.simulate import simulate as run_simulation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="The Up & Down family of card games.")
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+
+def plain_text() -> bool:
+    """Whether ``NO_COLOR`` asks for plain text (https://no-color.org: set and not empty)."""
+    return os.environ.get("NO_COLOR", "") != ""
+
+
+def make_console(**kwargs: Any) -> Console:
+    """A console for the terminal. With ``NO_COLOR`` it writes no escape code at all: rich's own
+    ``NO_COLOR`` drops colours only, and would still send bold, dim and italic."""
+    if plain_text():
+        kwargs["color_system"] = None
+    return Console(highlight=False, **kwargs)
+
+
+console = make_console()
+err_console = make_console(stderr=True)
 
 OptionArg = Annotated[
     Optional[list[str]], typer.Option("--option", "-o", help="a rule option as key=value (repeatable)")
@@ -102,6 +121,25 @@ def _bots(game: Game[Any], spec: str | None, count: int) -> list[str]:
     return names
 
 
+def option_value(value: Any) -> str | None:
+    """An option's value as one types it after ``-o name=`` (no Python spelling); None: not set."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _option_form(kind: Any) -> str:
+    """What goes after ``-o name=``: true|false, N (a whole number) or WORD."""
+    kinds = [k for k in (typing.get_args(kind) or (kind,)) if k is not type(None)]
+    if bool in kinds:
+        return "true|false"
+    if int in kinds:
+        return "N"
+    return "WORD"
+
+
 @app.command()
 def games(lang: LangOpt = None) -> None:
     """List the games with their player counts, rule options and bots."""
@@ -113,12 +151,15 @@ def games(lang: LangOpt = None) -> None:
         count = str(game.min_players) if game.min_players == game.max_players else \
             f"{game.min_players}-{game.max_players}"
         line.append(_("{players} players").format(players=count))
-        line.append("   " + _("bots: {bots}").format(bots=", ".join(bot_names(game.id))), style="dim")
         console.print(line)
-        for name, _type, default, help_ in game.Options.fields():
-            opt = Text(f"-o {name}=", style="cyan")
-            opt.append("  (" + _("default") + f" {default!r}) ", style="dim")
-            opt.append(help_)
+        bots = Text(_("bots: {bots}").format(bots=", ".join(bot_names(game.id))), style="dim")
+        console.print(Padding(bots, (0, 0, 0, 4)))
+        for name, kind, default, help_ in game.Options.fields():
+            opt = Text(f"-o {name}={_option_form(kind)}", style="cyan")
+            shown = option_value(default)
+            if shown is not None:
+                opt.append("  (" + _("default: {value}").format(value=shown) + ")", style="dim")
+            opt.append("  " + help_)
             console.print(Padding(opt, (0, 0, 0, 4)))
         console.print()
 
@@ -209,12 +250,46 @@ def _default_save_path(game: Game[Any]) -> Path:
     return Path(f"updown-{game.id}-{stamp}-{secrets.token_hex(4)}.json")
 
 
-def _say(text: str, style: str = "") -> None:
-    """Print if the terminal is still there (after a hang-up it is not)."""
+def _say(text: str, style: str = "", *, whole: bool = False) -> None:
+    """Print if the terminal is still there (after a hang-up it is not). Rich wraps a long line at
+    its spaces; a ``whole`` one (a command to copy) is left to the terminal, never broken by rich."""
     try:
-        console.print(Text(text, style=style))
+        console.print(Text(text, style=style), soft_wrap=whole)
     except (OSError, ValueError):
         pass
+
+
+def _newline() -> None:
+    if console.is_terminal:
+        _say("")
+
+
+def program() -> str:
+    """How to start this program again from the current folder, as a shell word or two.
+
+    ``updown`` if that is the command on PATH; else the path it was started by (``make play``
+    starts ``.venv/bin/updown``, which is not on PATH until the virtualenv is activated); else,
+    started in some other way, this Python with ``-m updown.cli.app``.
+    """
+    started = sys.argv[0] if sys.argv else ""
+    on_path = shutil.which("updown")
+    if Path(started).name in ("updown", "updown.exe") and Path(started).is_file():
+        if on_path and os.path.samefile(on_path, started):
+            return "updown"
+        where = Path(started).absolute()
+        try:
+            shown = str(where.relative_to(Path.cwd()))
+        except ValueError:
+            shown = str(where)
+        return shlex.quote(shown if "/" in shown else "./" + shown)
+    if on_path:
+        return "updown"
+    return f"{shlex.quote(sys.executable)} -m updown.cli.app"
+
+
+def resume_command(path: Path) -> str:
+    """The command line that goes on with a game saved to ``path``."""
+    return f"{program()} play --resume {shlex.quote(str(path))}"
 
 
 @app.command()
@@ -246,8 +321,9 @@ def play(
     n = session.state.players
     you = session.seat
     if resume is None:
-        _say(_("{game}, {n} players. You are seat {seat}. Type help or rules at any prompt.").format(
-            game=game.name, n=n, seat=you), "bold")
+        words = words_for(_)
+        _say(_("{game}, {n} players. You are seat {seat}. Type {help} or {rules} at any prompt.").format(
+            game=game.name, n=n, seat=you, help=words.name("help"), rules=words.name("rules")), "bold")
     code = 0
     try:
         with _signals_save():
@@ -256,14 +332,23 @@ def play(
     except (Quit, KeyboardInterrupt, Hangup) as why:
         path = save_to or _default_save_path(game)
         code = 0 if isinstance(why, Quit) else (130 if isinstance(why, KeyboardInterrupt) else 129)
+        if isinstance(why, KeyboardInterrupt) or (isinstance(why, Quit) and why.at_prompt):
+            # Ctrl-C or Ctrl-D left the cursor after the prompt (and the terminal's ^C): start a
+            # new line, or every line below would be shifted and wrap in the wrong places.
+            _newline()
         try:
             session.save(path)
         except OSError as err:
             _say(_("The game could not be saved to {path}: {why}").format(path=path, why=err.strerror), "red")
             raise typer.Exit(1) from None
         reason = str(why) if isinstance(why, Quit) else _("interrupted")
-        _say(_("Game stopped ({why}). Saved to {path}; go on with: updown play --resume {path}").format(
-            why=reason, path=path))
+        _say(_("Game stopped ({why}).").format(why=reason))
+        _say(_("Saved to {path}.").format(path=path))
+        note = hooks_for(game).quit_note(_)
+        if note:
+            _say(note)
+        _say(_("Go on with:"))
+        _say("  " + resume_command(path), "bold", whole=True)
         raise typer.Exit(code) from None
     _say(_result_line(game, state, you, _), "bold")
     seed_used = session.record.seed
@@ -332,8 +417,8 @@ def _resume_session(path: Path, record: Path | None, seat: int, bots: str | None
         raise fail(f"{safe_name(str(path), 200)}: {err}") from None
     game = state.game
     if state.is_terminal():
-        raise fail(_("{path} holds a finished game; see it with updown replay {path}").format(
-            path=safe_name(str(path), 200)))
+        raise fail(_("{path} holds a finished game; see it with {command}").format(
+            path=safe_name(str(path), 200), command=f"{program()} replay {shlex.quote(safe_name(str(path), 200))}"))
     n = rec.players
     human, kinds = bot_list_from(data, n)
     if human is None:
@@ -428,7 +513,8 @@ def simulate(
     for row in data["seats"]:
         table.add_row(str(row["seat"]), row["bot"], str(row["wins"]), str(row["shared_wins"]),
                       f"{row['win_rate']:.3f}", f"{row['mean_score']:.3f}", f"{row['mean_placing']:.3f}")
-    Console(width=100, highlight=False, force_terminal=False).print(table)
+    # 80 columns, whatever the terminal: the same seed prints the same bytes.
+    Console(width=80, highlight=False, force_terminal=False).print(table)
 
 
 def _check_records_folder(folder: Path, game: Game[Any]) -> None:
@@ -568,17 +654,18 @@ def bench(
         n, options = _setup(game, players, option or [f"{k}={v}" for k, v in game.bench_options.items()])
         result = random_playouts(game, n, options, seconds, seed)
         opts = ", ".join(f"{k}={v}" for k, v in game.bench_options.items()) if not option else ", ".join(option)
-        console.print(
-            f"{game.id}: {result.games_per_second:,.0f} games/s ({n} players{', ' + opts if opts else ''}; "
-            f"{result.steps_per_second:,.0f} steps/s; {result.games} games in {result.seconds:.1f} s, one core)"
-        )
+        # Two short lines a game, so that 80 columns never break one.
+        console.print(f"{game.id}: {result.games_per_second:,.0f} games/s, {result.steps_per_second:,.0f} steps/s, "
+                      "one core")
+        console.print(f"  {n} players{', ' + opts if opts else ''}; {result.games} games in {result.seconds:.1f} s")
         if game.openspiel_peer is not None and not option and players is None:
             theirs = pyspiel_playouts(*game.openspiel_peer, seconds, seed)
             if theirs is None:
                 console.print(f"  pyspiel {game.openspiel_peer[0]}: open_spiel is not installed")
             else:
-                console.print(f"  pyspiel {game.openspiel_peer[0]}, plain loop (chance from legal_actions): "
-                              f"{theirs:,.0f} games/s; ratio {result.games_per_second / theirs:.2f}")
+                console.print(f"  pyspiel {game.openspiel_peer[0]}, plain loop: {theirs:,.0f} games/s; "
+                              f"ratio {result.games_per_second / theirs:.2f}")
+                console.print("    (its chance outcomes drawn from legal_actions)")
     if batched and game_id is None and not option and players is None:
         try:
             from updown.batched.bench import run as batched_run  # numpy is an optional extra
@@ -614,3 +701,7 @@ def main() -> None:
     except UpdownError as err:  # a last guard: bad input never ends in a traceback
         fail(str(err))
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

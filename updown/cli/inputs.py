@@ -1,17 +1,24 @@
-"""From a typed line to actions: notation, hand positions and short forms, for every game.
+"""From a typed line to actions: notation, hand positions and short forms, for every game, in the
+player's language and in English.
 
-Nothing here knows a game: a line is matched against the notation of the actions that are legal
-now (``game.action_to_str``), so the short forms work wherever the notation allows them:
+Nothing here knows a game: a line is matched against the ways of writing the actions that are
+legal now (``game.action_to_str`` in English, and the same said in the player's language by
+:mod:`updown.cli.moves`: ``ablegen DH`` for ``discard QH`` in German), so the short forms work
+wherever the notation allows them:
 
-* the full notation, as the game parses it (``QH``, ``q♥``, ``rotate spades``, ``take 7``);
+* the full notation, as the game parses it (``QH``, ``q♥``, ``rotate spades``, ``take 7``), or as
+  the player's language says it (``drehen Herz``, ``nehmen 7``, ``DH`` for the German queen);
 * a position in the hand (``3``: the third card shown), when a hand is a list of cards;
-* a word cut short (``f`` for ``flip``, ``r S`` for ``rotate S``, ``o a`` for ``order up alone``);
+* a word cut short (``f`` for ``flip``, ``r S`` for ``rotate S``, ``o a`` for ``order up alone``,
+  ``abl`` for ``ablegen``);
 * the first word left out when the rest says it (``9`` for ``take 9``, ``2d`` for ``discard 2D``,
   ``H`` for ``name H``);
 * several legal actions on one line (``discard 2D 3H`` or ``2d 3h done``), taken one after another
   for as long as each is still legal.
 
-A line matches only if exactly one action fits; otherwise :class:`InputProblem` says why.
+A line matches only if exactly one action fits; otherwise :class:`InputProblem` says why. The
+player's language goes first: where its words fit, English ones are not looked at (Portuguese
+``p`` is ``passar``, not ``play``); a whole word always counts before a word cut short.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from updown.core.cards import Card, Suit
+from updown.cli.moves import Words, words_for
 from updown.core.protocol import Game, View
 from updown.i18n import Translator
 
@@ -37,56 +44,44 @@ def shown(text: str, limit: int = 30) -> str:
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 
-def _card(token: str) -> str | None:
-    try:
-        return str(Card.parse(token))
-    except Exception:  # noqa: BLE001 - any failure means: not a card
-        return None
-
-
-def _suit(token: str) -> str | None:
-    try:
-        return Suit.parse(token).letter
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def _same(typed: str, word: str, *, prefix: bool) -> bool:
+def _same(typed: str, word: str, words: Words, *, prefix: bool) -> bool:
     """Whether a typed token stands for one token of a notation."""
-    if typed.lower() == word.lower():
-        return True
-    card = _card(word)
+    card = words.card(word)
     if card is not None:
-        return _card(typed) == card
+        return words.card(typed) == card
     if len(word) == 1 and word.isalpha() and word.isupper():  # a suit letter
-        return _suit(typed) == word
-    return prefix and word.isalpha() and len(word) > 1 and word.lower().startswith(typed.lower())
+        return words.suit(typed) == word
+    return words.same_word(typed, word, prefix=prefix)
 
 
-def _fits(tokens: list[str], words: list[str]) -> int:
+def _fits(tokens: list[str], form: list[str], words: Words) -> int:
     """0: no; 1: exactly; 2: a word cut short, or the first word left out; 3: trailing words left out."""
-    if len(tokens) == len(words):
-        if all(_same(t, w, prefix=False) for t, w in zip(tokens, words)):
+    if len(tokens) == len(form):
+        if all(_same(t, w, words, prefix=False) for t, w in zip(tokens, form)):
             return 1
-        if all(_same(t, w, prefix=True) for t, w in zip(tokens, words)):
+        if all(_same(t, w, words, prefix=True) for t, w in zip(tokens, form)):
             return 2
-    if len(words) == len(tokens) + 1 and words[0].isalpha():
-        if all(_same(t, w, prefix=False) for t, w in zip(tokens, words[1:])):
+    if len(form) == len(tokens) + 1 and form[0].isalpha():
+        if all(_same(t, w, words, prefix=False) for t, w in zip(tokens, form[1:])):
             return 2
-    if len(tokens) < len(words) and all(_same(t, w, prefix=True) for t, w in zip(tokens, words)):
+    if len(tokens) < len(form) and all(_same(t, w, words, prefix=True) for t, w in zip(tokens, form)):
         return 3
     return 0
 
 
-def _parse(game: Game[Any], text: str) -> int | None:
-    try:
-        return game.parse_action(text)
-    except Exception:  # noqa: BLE001 - the engine's parser is pure; any failure means: not notation
-        return None
+def _parse(game: Game[Any], text: str, words: Words | None = None) -> int | None:
+    """The action a line is in full notation, English or (with ``words``) the player's language."""
+    for candidate in (words.english(text) if words is not None else [text]):
+        try:
+            return game.parse_action(candidate)
+        except Exception:  # noqa: BLE001 - the engine's parser is pure; any failure means: not notation
+            continue
+    return None
 
 
 def resolve_one(game: Game[Any], text: str, view: View, choices: Sequence[int], _: Translator) -> int:
     """The one action among ``choices`` that ``text`` names; raises :class:`InputProblem` or :class:`NotNow`."""
+    words = words_for(_)
     hand = view.get("hand")
     tokens = text.split()
     if isinstance(hand, list) and hand and all(isinstance(c, str) for c in hand):
@@ -99,34 +94,43 @@ def resolve_one(game: Game[Any], text: str, view: View, choices: Sequence[int], 
                         k=shown(token, 6), n=len(hand)))
                 tokens[i] = hand[k - 1]
         text = " ".join(tokens)
-    parsed = _parse(game, text)
+    parsed = _parse(game, text, words)
     if parsed is not None and parsed in choices:
         return parsed
     notations = {a: game.action_name(a) for a in choices}
-    graded: dict[int, list[int]] = {1: [], 2: [], 3: []}
-    for action, note in notations.items():
-        grade = _fits(tokens, note.split())
-        if grade:
-            graded[grade].append(action)
-    if len(tokens) == 1 and not graded[1]:
+    forms = {a: words.forms(note) for a, note in notations.items()}
+    # grades[a] = (grade in the player's language, grade in English); 0: no fit.
+    grades = {a: (_fits(tokens, f[0], words), _fits(tokens, f[-1], words) if len(f) > 1 else 0)
+              for a, f in forms.items()}
+    if len(tokens) == 1 and not any(1 in g for g in grades.values()) and tokens[0].isalpha():
         # One word cut short must name one kind of move: "r" is roll or rotate, so neither.
-        verbs = sorted({n.split()[0] for n in notations.values()
-                        if n.split()[0].isalpha() and n.split()[0].lower().startswith(tokens[0].lower())})
-        if len(verbs) > 1 and tokens[0].isalpha():
-            raise InputProblem(_("'{text}' could mean {options}: say which.").format(
-                text=shown(text), options=", ".join(verbs)))
-    found = graded[1] or graded[2]
-    if not found and graded[3]:
-        shortest = min(len(notations[a].split()) for a in graded[3])
-        found = [a for a in graded[3] if len(notations[a].split()) == shortest]
+        for side in (0, -1):
+            verbs = sorted({f[side][0] for f in forms.values()
+                            if f[side][0].isalpha() and words.same_word(tokens[0], f[side][0], prefix=True)})
+            if len(verbs) > 1:
+                raise InputProblem(_("'{text}' could mean {options}: say which.").format(
+                    text=shown(text), options=", ".join(verbs)))
+            if verbs:
+                break
+    found: list[int] = []
+    for grade, which in ((1, (0, 1)), (2, (0,)), (2, (1,)), (3, (0,)), (3, (1,))):
+        found = [a for a, g in grades.items() if any(g[w] == grade for w in which)]
+        if found and grade == 3:
+            def length(a: int) -> int:
+                return min(len(forms[a][w]) for w in which if grades[a][w] == 3)
+            shortest = min(length(a) for a in found)
+            found = [a for a in found if length(a) == shortest]
+        if found:
+            break
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        options = ", ".join(notations[a] for a in sorted(found))
+        options = ", ".join(words.show(notations[a]) for a in sorted(found))
         raise InputProblem(_("'{text}' could mean {options}: say which.").format(text=shown(text), options=options))
     if parsed is not None:
         raise NotNow(parsed)
-    raise InputProblem(_("'{text}' is not a move here. Type help to see what you can do.").format(text=shown(text)))
+    raise InputProblem(_("'{text}' is not a move here. Type {help} to see what you can do.").format(
+        text=shown(text), help=words.name("help")))
 
 
 class NotNow(Exception):
@@ -150,8 +154,10 @@ def resolve(game: Game[Any], line: str, view: View, choices: Sequence[int], _: T
             raise
         # Several actions on one line: "discard 2D 3H" (one verb for all) or "2d 3h done".
         groups = [[t] for t in tokens]
-        if tokens[0].isalpha() and _parse(game, tokens[0]) is None and \
-                any(game.action_name(a).split()[0].lower().startswith(tokens[0].lower()) for a in choices):
+        words = words_for(_)
+        if tokens[0].isalpha() and _parse(game, tokens[0], words) is None and \
+                any(words.same_word(tokens[0], form[0], prefix=True)
+                    for a in choices for form in words.forms(game.action_name(a))):
             groups = [[tokens[0], t] for t in tokens[1:]]
         actions: list[int] = []
         for group in groups:

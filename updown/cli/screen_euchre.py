@@ -9,11 +9,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import card_text, hand_text, player_text, suit_text
+from updown.cli.moves import words_for
+from updown.cli.screens import OneLineOr, card_text, hand_text, player_text, suit_text
 from updown.core.cards import Card, Suit
 from updown.core.protocol import View
 from updown.i18n import Translator
-from updown.i18n.events import suit_name
+from updown.i18n.events import pretty, suit_name
 
 GAME_ID = "euchre"
 
@@ -23,17 +24,19 @@ _SAME_COLOUR = {"C": "S", "S": "C", "D": "H", "H": "D"}
 def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
     seat = view["seat"]
     totals = view["totals"]
-    head = Text()
+    teams = []
     for team in (0, 1):
-        if team:
-            head.append("   " + _("vs") + "   ")
-        head.append(f"{names[team]} & {names[team + 2]}")
-        head.append(": " + _.n("{n} point", "{n} points", totals[team]).format(n=totals[team]), style="bold")
-    head.append("   " + _("(to {n})").format(n=view["target"]), style="dim")
+        line = Text(f"{names[team]} & {names[team + 2]}")
+        line.append(": " + _.n("{n} point", "{n} points", totals[team]).format(n=totals[team]), style="bold")
+        teams.append(line)
+    target = Text("   " + _("(to {n})").format(n=view["target"]), style="dim")
+    # One line where it fits: "A & C: 3 points   vs   B & D: 5 points   (to 10)"; else a team a line.
+    head = OneLineOr(Text.assemble(teams[0], "   " + _("vs") + "   ", teams[1], target),
+                     Text.assemble(teams[0], target), Text.assemble(_("vs") + " ", teams[1]))
     info = Text()
     if view["upcard"]:
         info.append(_("up-card") + " ")
-        info.append_text(card_text(view["upcard"], bold=True))
+        info.append_text(card_text(view["upcard"], _, bold=True))
         if view["trump"] is None and view["phase"] == "bid2":
             info.append(" " + _("(turned down)"), style="dim")
         info.append("   ")
@@ -64,15 +67,15 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         table.add_row(
             player_text(name, s == seat, _),
             str(view["hand_sizes"][s]), str(view["tricks"][s]),
-            card_text(played[s], bold=True) if s in played else Text(""),
+            card_text(played[s], _, bold=True) if s in played else Text(""),
             ", ".join(marks),
         )
     parts: list[RenderableType] = [head, info, table]
     if seat is not None:
-        hand = hand_text(_("your hand:"), view["hand"])
+        hand = hand_text(_("your hand:"), view["hand"], _)
         if view.get("discard"):
             hand.append("  " + _("discarded:") + " ")
-            hand.append_text(card_text(view["discard"]))
+            hand.append_text(card_text(view["discard"], _))
         parts.append(hand)
     if view["trump"]:
         title = _("Euchre · deal {deal} · trick {trick}/5").format(deal=view["deal"], trick=view["trick"])
@@ -92,11 +95,15 @@ def prompt(view: View, _: Translator) -> str:
 
 def hint(view: View, _: Translator) -> str | None:
     phase = view.get("phase")
+    w = words_for(_)
     if phase == "bid1":
-        return _("First round: pass, or make the up-card's suit trump (order up; the dealer says pick up); "
-                 "add alone to play without your partner.")
+        return _("First round: {pass_}, or make the up-card's suit trump ({order_up}; the dealer says {pick_up}); "
+                 "add {alone} to play without your partner.").format(
+            pass_=w.say("pass"), order_up=w.say("order up"), pick_up=w.say("pick up"),
+            alone=w.say("pick up alone").split()[-1])
     if phase == "bid2":
-        return _("Second round: pass, or name a suit other than the turned-down one (name H, name H alone).")
+        return _("Second round: {pass_}, or name a suit other than the turned-down one ({name}, {name_alone}).").format(
+            pass_=w.say("pass"), name=w.say("name {suit}", suit="H"), name_alone=w.say("name {suit} alone", suit="H"))
     if phase == "play":
         return _("Follow the suit led if you can; the left bower counts as a trump.")
     return None
@@ -124,9 +131,9 @@ def why(view: View, move: str, _: Translator) -> str | None:
         if words[0] == "name":
             return _("in the first round you order up the up-card or pass; naming a suit comes in the second round")
         if words[0] == "order" and view["dealer"] == seat:
-            return _("you are the dealer: say pick up")
+            return _("you are the dealer: say {pick_up}").format(pick_up=words_for(_).say("pick up"))
         if words[0] == "pick":
-            return _("only the dealer picks up; say order up")
+            return _("only the dealer picks up; say {order_up}").format(order_up=words_for(_).say("order up"))
     if phase == "bid2":
         if words[0] in ("order", "pick"):
             return _("the up-card was turned down; name another suit")
@@ -145,12 +152,12 @@ def why(view: View, move: str, _: Translator) -> str | None:
     if len(words) == 1 and phase == "play":
         hand = view["hand"]
         if move not in hand:
-            return _("{card} is not in your hand").format(card=Card.parse(move).pretty)
+            return _("{card} is not in your hand").format(card=pretty(move, _))
         if view["table"]:
             trump = view["trump"]
             led = _effective(view["table"][0][1], trump)
             if _effective(move, trump) != led and any(_effective(c, trump) == led for c in hand):
-                follow = [Card.parse(c).pretty for c in hand if _effective(c, trump) == led]
+                follow = [pretty(c, _) for c in hand if _effective(c, trump) == led]
                 return _("you must follow {suit} ({cards})").format(
                     suit=suit_name(led, _), cards=" ".join(follow))
     return None

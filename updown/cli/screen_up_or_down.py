@@ -1,8 +1,9 @@
-"""The Up or Down? screen: the display as a ring around the draw piles, everyone's columns, your hand.
+"""The Up or Down? screen: the display, the draw piles, everyone's columns, your hand.
 
 Every card shows its colour as a symbol as well as a terminal colour (◆ ruby, ★ gold, ● pink,
 ■ blue, ▲ purple, ✚ green), so the game can be played without colour (``NO_COLOR``, a pipe, or
-colour-blind eyes). Players are drawn one block each, which fits 80 columns.
+colour-blind eyes). The display is one line (the ring of cards, sorted), and each player at most
+two (figures, then columns), so six players fit a terminal of 80 columns by 24 lines.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import player_text
+from updown.cli.moves import words_for
+from updown.cli.screens import player_text, short_name
 from updown.core.protocol import View
 from updown.i18n import Translator
 from updown.i18n.events_up_or_down import colour_names
@@ -40,33 +41,14 @@ def card_text(card: int, *, mark: str = "") -> Text:
     return Text(f"{mark}{card}{SYMBOLS[c]}{mark}", style=STYLES[c])
 
 
-def _ring(view: View) -> Table:
-    """The display, clockwise from the top left, around the two draw piles."""
-    ring: list[int] = view["display"]
+def _display(view: View, _: Translator) -> Text:
+    """The display on one line: the ring of cards, sorted (the last one's neighbour is the first)."""
     special = {view.get("played"): "*"}
-    n = len(ring)
-    top_count = (n - 1) // 2  # 6 cards: 2 on top, 1 right, 2 below, 1 left; 7 cards: 3, 1, 2, 1
-    top, right = ring[:top_count], ring[top_count: top_count + 1]
-    bottom = list(reversed(ring[top_count + 1: n - 1]))
-    left = ring[n - 1:] if n > top_count + 1 else []
-    width = max(len(top), len(bottom), 1)
-    grid = Table.grid(padding=(0, 1))
-    for _i in range(width + 2):
-        grid.add_column(justify="center", min_width=5)
-
-    def row(cards: list[int]) -> list[Any]:
-        cells: list[Any] = [Text("")]
-        cells += [card_text(c, mark=special.get(c, "")) for c in cards]
-        cells += [Text("")] * (width - len(cards))
-        return cells + [Text("")]
-
-    grid.add_row(*row(top))
-    middle: list[Any] = [card_text(left[0], mark=special.get(left[0], "")) if left else Text("")]
-    middle += [Text("")] * width
-    middle.append(card_text(right[0], mark=special.get(right[0], "")) if right else Text(""))
-    grid.add_row(*middle)
-    grid.add_row(*row(bottom))
-    return grid
+    line = Text(_("display (a ring):") + " ")
+    for c in view["display"]:
+        line.append_text(card_text(c, mark=special.get(c, "")))
+        line.append(" ")
+    return line
 
 
 def _piles(view: View, _: Translator) -> Text:
@@ -82,25 +64,31 @@ def _piles(view: View, _: Translator) -> Text:
     return piles
 
 
-def _column(k: int, col: dict[str, Any] | None, _: Translator) -> Text:
-    out = Text(f"  {k}: ", style="dim")
-    if col is None:
-        out.append("-", style="dim")
-        return out
-    arrow = {"up": "↑ ", "down": "↓ "}.get(col["direction"] or "", "· ")
-    out.append(arrow, style="bold")
-    for c in col["cards"]:
-        out.append_text(card_text(c))
-        out.append(" ")
-    out.append("= " + _.n("{n} point", "{n} points", col["score"]).format(n=col["score"]), style="dim")
+def _columns(columns: Sequence[dict[str, Any] | None], _: Translator) -> Text | None:
+    """A player's columns on one line: ``1↓ 78◆ 37◆ 2★ =3  2· 26★ =1``; None without any."""
+    if not any(columns):
+        return None
+    out = Text(" ")
+    for k, col in enumerate(columns, start=1):
+        if col is None:
+            continue
+        out.append(f" {k}", style="dim")
+        out.append({"up": "↑", "down": "↓"}.get(col["direction"] or "", "·"), style="bold")
+        for c in col["cards"]:
+            out.append(" ")
+            out.append_text(card_text(c))
+        out.append(f" ={col['score']} ", style="dim")
+    out.rstrip()
     return out
 
 
 def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
+    """Two lines a player at most (their figures, then their columns), so that six players, the
+    display and your hand fit a terminal of 80 by 24 with the legal moves and the prompt."""
     seat = view["seat"]
-    parts: list[RenderableType] = [_ring(view), _piles(view, _)]
+    parts: list[RenderableType] = [_display(view, _), _piles(view, _)]
     for s, name in enumerate(names):
-        label = player_text(name, s == seat, _)
+        label = player_text(short_name(name), s == seat, _)
         if s == view["turn"] and view["phase"] != "over":
             label.append(" ◀", style="yellow")
         label.append("   " + _("score {n}").format(n=view["scores"][s]), style="bold")
@@ -113,29 +101,31 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
                 label.append_text(card_text(c))
                 label.append(" ")
         parts.append(label)
-        for k, col in enumerate(view["columns"][s], start=1):
-            if col is not None:
-                parts.append(_column(k, col, _))
+        columns = _columns(view["columns"][s], _)
+        if columns is not None:
+            parts.append(columns)
+    mine = Text()
     if view.get("taken") is not None:
-        line = Text(_("taken:") + " ")
-        line.append_text(card_text(view["taken"]))
-        parts.append(line)
+        mine.append(_("taken:") + " ")
+        mine.append_text(card_text(view["taken"]))
+        mine.append("   ")
     if seat is not None:
-        hand_line = Text(_("your hand:") + " ")
+        mine.append(_("your hand:") + " ")
         for c in view["hand"]:
-            hand_line.append_text(card_text(c))
-            hand_line.append(" ")
-        parts.append(hand_line)
-        if view["turn"] == seat:
-            tip = hint(view, _)
-            if tip:
-                parts.append(Text(tip, style="dim"))
-    key = Text(_("colours:") + " ", style="dim")
+            mine.append_text(card_text(c))
+            mine.append(" ")
+    if mine:
+        parts.append(mine)
+    if seat is not None and view["turn"] == seat and len(names) <= 4:  # more players: the tip is in help
+        tip = hint(view, _)
+        if tip:
+            parts.append(Text(tip, style="dim"))
+    key = Text()
     for i, colour in enumerate(colour_names(_)):
         key.append(f"{SYMBOLS[i]} {colour}", style=STYLES[i])
         key.append(" ")
+    key.append("· " + _("*played ↑rising ↓falling"), style="dim")
     parts.append(key)
-    parts.append(Text(_("* the card just played; ↑ rising, ↓ falling column"), style="dim"))
     title = _("Up or Down? · cards 1-{highest} · {phase}").format(highest=view["highest"], phase=_phase(view, _))
     return Panel(Group(*parts), title=Text(title), title_align="left")
 
@@ -151,12 +141,21 @@ def prompt(view: View, _: Translator) -> str:
 
 
 def hint(view: View, _: Translator) -> str | None:
-    return {
-        "play": _("play a hand card into the display (e.g. 14)"),
-        "take": _("take one of the two neighbours of the card just played (take N, or just N)"),
-        "place": _("put the taken card on a column (col K), start one (new), or give one up (give up K)"),
-        "draw": _("draw a card: draw down or draw up (or just down, up)"),
-    }.get(view.get("phase", ""))
+    w = words_for(_)
+    phase = view.get("phase", "")
+    if phase == "play":
+        return _("play a hand card into the display (e.g. 14)")
+    if phase == "take":
+        return _("take one of the two neighbours of the card just played ({take}, or just N)").format(
+            take=w.say("take {n}", n="N"))
+    if phase == "place":
+        return _("put the taken card on a column ({col}), start one ({new}), or give one up ({give})").format(
+            col=w.say("col {n}", n="K"), new=w.say("new"), give=w.say("give up {n}", n="K"))
+    if phase == "draw":
+        down, up = w.say("draw down"), w.say("draw up")
+        return _("draw a card: {down} or {up} (or just {down_word}, {up_word})").format(
+            down=down, up=up, down_word=down.split()[-1], up_word=up.split()[-1])
+    return None
 
 
 def _neighbours(view: View) -> tuple[int, int] | None:
@@ -199,11 +198,12 @@ def why(view: View, move: str, _: Translator) -> str | None:
         if phase != "place":
             return _("first play and take a card")
         if words[0] == "new":
-            return _("you have three columns: give one up to start afresh (give up K)")
+            return _("you have three columns: give one up to start afresh ({give})").format(
+                give=words_for(_).say("give up {n}", n="K"))
         k = int(words[-1])
         col = mine[k - 1]
         if col is None:
-            return _("you have no column {k}: start one with new").format(k=k)
+            return _("you have no column {k}: start one with {new}").format(k=k, new=words_for(_).say("new"))
         if words[0] == "col":
             last, taken = col["cards"][-1], view["taken"]
             if col["direction"] == "up":

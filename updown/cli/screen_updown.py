@@ -9,11 +9,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from updown.cli.moves import words_for
 from updown.cli.screens import hand_text, player_text, suit_text
 from updown.core.cards import Card, Suit
 from updown.core.protocol import View
 from updown.i18n import Translator
-from updown.i18n.events import suit_name
+from updown.i18n.events import pretty, suit_name
 
 GAME_ID = "updown"
 
@@ -64,10 +65,10 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
             c = Card.parse(card)
             return c.suit.letter == own or c.rank == view["trump"]
 
-        hand = hand_text(_("your hand:"), view["hand"], bold=useful, mark=lambda c: "*" if useful(c) else "")
+        hand = hand_text(_("your hand:"), view["hand"], _, bold=useful, mark=lambda c: "*" if useful(c) else "")
         if view.get("choice"):
             hand.append("  " + _("chosen:") + " ")
-            hand.append(Card.parse(view["choice"]).pretty, style="bold")
+            hand.append(pretty(view["choice"], _), style="bold")
         parts.append(hand)
         parts.append(Text(_("* can win: your suit or the trump value"), style="dim"))
     return Panel(Group(*parts), title=Text(title), title_align="left")
@@ -79,8 +80,10 @@ def prompt(view: View, _: Translator) -> str:
 
 def hint(view: View, _: Translator) -> str | None:
     if view.get("phase") == "lead":
-        return _("As trick leader you change one rule: flip (UP/DOWN), rotate S (a new suit faces you), "
-                 "or roll (a new trump value).")
+        w = words_for(_)
+        return _("As trick leader you change one rule: {flip} (UP/DOWN), {rotate} (a new suit faces you), "
+                 "or {roll} (a new trump value).").format(
+            flip=w.say("flip"), rotate=w.say("rotate {suit}", suit="S"), roll=w.say("roll"))
     return _("Choose a card in secret; it can win only in your suit or with the trump value.")
 
 
@@ -100,10 +103,12 @@ def why(view: View, move: str, _: Translator) -> str | None:
         return None
     if view["phase"] == "lead":
         if view["leader"] == seat:
-            return _("you lead this trick: first change the rules (flip, rotate or roll)")
+            w = words_for(_)
+            return _("you lead this trick: first change the rules ({flip}, {rotate} or {roll})").format(
+                flip=w.say("flip"), rotate=w.say("rotate {suit}", suit="S"), roll=w.say("roll"))
         return _("first the trick leader changes the rules")
     if view.get("choice"):
         return _("you have chosen your card for this trick")
     if seat is not None and move not in view["hand"]:
-        return _("{card} is not in your hand").format(card=Card.parse(move).pretty)
+        return _("{card} is not in your hand").format(card=pretty(move, _))
     return None

@@ -9,11 +9,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from updown.cli.screens import card_text, hand_text, player_text, suit_text
+from updown.cli.moves import words_for
+from updown.cli.screens import card_text, hand_text, player_text, short_name, suit_text
 from updown.core.cards import Card
 from updown.core.protocol import View
 from updown.i18n import Translator
-from updown.i18n.events import suit_name
+from updown.i18n.events import pretty, suit_name
 
 GAME_ID = "updown-sueca"
 
@@ -43,7 +44,7 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         if view["turned"]:
             head.append(" (")
             head.append(_("turned") + " ")
-            head.append_text(card_text(view["turned"]))
+            head.append_text(card_text(view["turned"], _))
             if _turned_played(view):
                 head.append(", " + _("played"))
             else:
@@ -76,22 +77,23 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
         if s in view["left"]:
             marks.append(_("left (bot)"))
         table.add_row(
-            player_text(name, s == seat, _),
+            player_text(short_name(name), s == seat, _),
             str(view["scores"][s]), plays, "-" if swapped is None else str(swapped),
             str(view["tricks"][s]) if decision == "play" else "",
-            card_text(on_table[s], bold=True) if s in on_table else Text(""), ", ".join(marks),
+            card_text(on_table[s], _, bold=True) if s in on_table else Text(""), ", ".join(marks),
         )
     parts: list[RenderableType] = [head, table]
     if seat is not None:
         trump = view["trump"]
-        parts.append(hand_text(_("your hand:"), view["hand"], bold=lambda c: bool(trump) and c[-1] == trump))
+        parts.append(hand_text(_("your hand:"), view["hand"], _, bold=lambda c: bool(trump) and c[-1] == trump))
         if view.get("my_discards"):
             line = Text(_("discarded:") + " ", style="dim")
             for card in view["my_discards"]:
-                line.append_text(card_text(card))
+                line.append_text(card_text(card, _))
                 line.append(" ")
             parts.append(line)
-        parts.append(Text(_("* forced to play · type leave to leave the match (100 RISCOS)"), style="dim"))
+        parts.append(Text(_("* forced to play · type {leave} to leave the match (100 RISCOS)").format(
+            leave=words_for(_).say("leave")), style="dim"))
     if "result" in view:
         riscos = view["result"]["riscos"]
         parts.append(Text("RISCOS: " + ", ".join(f"{names[s]} {r:+d}" for s, r in enumerate(riscos)),
@@ -101,18 +103,30 @@ def screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
 
 def prompt(view: View, _: Translator) -> str:
     return {"trump": _("Choose the trump"), "decide": _("Play or sit out"),
-            "exchange": _("Discard, or done")}.get(view.get("phase", ""), _("Play a card"))
+            "exchange": _("Discard, or {done}").format(done=words_for(_).say("done"))}.get(
+        view.get("phase", ""), _("Play a card"))
 
 
 def hint(view: View, _: Translator) -> str | None:
-    return {"trump": _("Name a suit (trump S) or turn the next card (turn)."),
-            "decide": _("play, or sit out (nothing changes for you this deal)."),
-            "exchange": _("Discard cards to swap them with the stock (discard 3H, or several: 3h 5s), then done."),
+    w = words_for(_)
+    discard = w.say("discard {card}", card="3H")
+    return {"trump": _("Name a suit ({trump}) or turn the next card ({turn}).").format(
+                trump=w.say("trump {suit}", suit="S"), turn=w.say("turn")),
+            "decide": _("{play}, or {sit_out} (nothing changes for you this deal).").format(
+                play=w.say("play"), sit_out=w.say("sit out")),
+            "exchange": _("Discard cards to swap them with the stock ({discard}, or several: {several}), "
+                          "then {done}.").format(discard=discard, several="3h 5s", done=w.say("done")),
             }.get(view.get("phase", ""))
 
 
 def leave_warning(_: Translator) -> str:
     return _("Leaving costs 100 RISCOS; a bot plays your seat to the end.")
+
+
+def quit_note(_: Translator) -> str:
+    """Stopping the terminal is not the paid leave: nothing is paid and nobody takes the seat."""
+    return _("This is not leaving the match: no RISCOS are paid and no bot takes your seat; "
+             "the game waits in the file until you go on.")
 
 
 def _strength(card: str) -> int:
@@ -129,24 +143,26 @@ def why(view: View, move: str, _: Translator) -> str | None:
     wanted = {"trump": ("trump", "turn"), "decide": ("play", "sit"), "exchange": ("discard", "done")}
     kinds = wanted.get(phase)
     if kinds is not None and words[0] not in kinds:
-        return {"trump": _("first the trump is chosen"), "decide": _("say play or sit out first"),
-                "exchange": _("discard cards or say done first")}[phase]
+        w = words_for(_)
+        return {"trump": _("first the trump is chosen"),
+                "decide": _("say {play} or {sit_out} first").format(play=w.say("play"), sit_out=w.say("sit out")),
+                "exchange": _("discard cards or say {done} first").format(done=w.say("done"))}[phase]
     if phase == "exchange" and words[0] == "discard":
         if words[1] not in view["hand"]:
-            return _("{card} is not in your hand").format(card=Card.parse(words[1]).pretty)
+            return _("{card} is not in your hand").format(card=pretty(words[1], _))
         return _("you have discarded as many cards as the rules allow")
     if phase != "trick" or len(words) != 1:
         return None
     hand = view["hand"]
     if move not in hand:
-        return _("{card} is not in your hand").format(card=Card.parse(move).pretty)
+        return _("{card} is not in your hand").format(card=pretty(move, _))
     trump = view["trump"]
     table = [c for _s, c in view["table"]]
     if not table:
         ace = f"A{trump}"
         if ace in hand:
             return _("you lead holding the ace of trumps ({card}), so you must lead it").format(
-                card=Card.parse(ace).pretty)
+                card=pretty(ace, _))
         return None
     led = table[0][-1]
     if any(c[-1] == led for c in hand):
@@ -158,5 +174,5 @@ def why(view: View, move: str, _: Translator) -> str | None:
     top = max(on_table, key=_strength)
     if any(_strength(c) > _strength(top) for c in trumps):
         return _("you cannot follow {suit}, so you must play a trump higher than {card}").format(
-            suit=suit_name(led, _), card=Card.parse(top).pretty)
+            suit=suit_name(led, _), card=pretty(top, _))
     return None

@@ -3,8 +3,9 @@
 Each game may have a module ``screen_<game>.py`` beside this one with ``GAME_ID`` and
 ``screen(view, names, _)`` (a rich renderable that fits 80 columns), and optionally
 ``why(view, move, _)`` (why a well-formed move is not legal now, from the view alone),
-``prompt(view, _)``, ``hint(view, _)``, ``leave_warning(_)`` and ``explain(view, text, _)`` (for
-a line that is no move at all, e.g. a card number outside the game's range). A game without a screen is shown
+``prompt(view, _)``, ``hint(view, _)``, ``leave_warning(_)``, ``explain(view, text, _)`` (for
+a line that is no move at all, e.g. a card number outside the game's range) and ``quit_note(_)``
+(what stopping the terminal means in this game, said after the game is saved). A game without a screen is shown
 as its view's fields. Event lines come from :mod:`updown.i18n.events`, in the player's language.
 
 Names and any other text that comes from users or files go into rich ``Text`` objects (never
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -28,7 +29,7 @@ from rich.text import Text
 from updown.core.cards import Card, Suit
 from updown.core.protocol import Event, Game, View
 from updown.i18n import Translator
-from updown.i18n.events import describe
+from updown.i18n.events import describe, pretty
 
 Screen = Callable[[View, Sequence[str], Translator], RenderableType]
 
@@ -41,11 +42,16 @@ def safe_name(name: str, limit: int = NAME_LIMIT) -> str:
     return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 
-def card_text(card: str, *, bold: bool = False) -> Text:
-    """A card with its suit symbol, red or default by suit."""
+def short_name(name: str, limit: int = 16) -> str:
+    """A name cut to ``limit`` characters (with …), for a screen's narrow column."""
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def card_text(card: str, _: Translator, *, bold: bool = False) -> Text:
+    """A card with its suit symbol in the reader's card letters (``D♥`` in German), red or default by suit."""
     c = Card.parse(card)
     style = "red" if c.suit.is_red else "bright_white"
-    return Text(c.pretty, style=f"bold {style}" if bold else style)
+    return Text(pretty(card, _), style=f"bold {style}" if bold else style)
 
 
 def suit_text(letter: str) -> Text:
@@ -60,19 +66,31 @@ def player_text(name: str, you: bool, _: Translator | None = None) -> Text:
     return Text(name)
 
 
-def hand_text(label: str, cards: Sequence[str], *, bold: Callable[[str], bool] = lambda c: False,
+def hand_text(label: str, cards: Sequence[str], _: Translator, *, bold: Callable[[str], bool] = lambda c: False,
               mark: Callable[[str], str] = lambda c: "") -> Text:
     """``label 1 Q♥ 2 10♠ ...``: each card after its position, which the player may type."""
     out = Text(label + " ")
     for i, card in enumerate(cards, start=1):
         out.append(f"{i}", style="dim")
         out.append("·", style="dim")
-        out.append_text(card_text(card, bold=bold(card)))
+        out.append_text(card_text(card, _, bold=bold(card)))
         extra = mark(card)
         if extra:
             out.append(extra, style="yellow")
         out.append(" ")
     return out
+
+
+class OneLineOr:
+    """``line`` where it fits the width on one line, else ``lines`` (several shorter ones): a line
+    that rich would wrap at any space is split where it reads well instead."""
+
+    def __init__(self, line: Text, *lines: Text):
+        self.line = line
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.line if self.line.cell_len <= options.max_width else Group(*self.lines)
 
 
 def generic_screen(view: View, names: Sequence[str], _: Translator) -> RenderableType:
@@ -93,6 +111,7 @@ class ScreenHooks:
     hint: Callable[[View, Translator], str | None]
     leave_warning: Callable[[Translator], str]
     explain: Callable[[View, str, Translator], str | None]
+    quit_note: Callable[[Translator], str | None]
 
 
 def _default_prompt(view: View, _: Translator) -> str:
@@ -125,6 +144,7 @@ def hooks_for(game: Game[Any]) -> ScreenHooks:
         hint=getattr(module, "hint", lambda view, _: None),
         leave_warning=getattr(module, "leave_warning", _default_leave),
         explain=getattr(module, "explain", lambda view, text, _: None),
+        quit_note=getattr(module, "quit_note", lambda _: None),
     )
 
 

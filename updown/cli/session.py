@@ -40,6 +40,7 @@ from rich.console import Console
 from rich.text import Text
 
 from updown.cli.human import HumanAgent, Undo
+from updown.cli.moves import words_for
 from updown.cli.screens import QUIET_EVENTS, event_text
 from updown.cli.unseen import card_chance, redraw
 from updown.core.driver import Agent
@@ -183,7 +184,7 @@ class Session:
         self.open_label = snap.open_label
         self.shown = snap.shown
         self.console.print(Text(self._("Undone: {move} is taken back, with everything after it.").format(
-            move=snap.move), style="yellow"))
+            move=words_for(self._).show(snap.move)), style="yellow"))
 
     # -- saving ---------------------------------------------------------------------------------
     def save_data(self) -> dict[str, Any]:

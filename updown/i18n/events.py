@@ -14,11 +14,37 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from updown.core.cards import pretty_card
+from updown.core.cards import RANK_NAMES, Card
 from updown.core.protocol import Event, Game
 from updown.i18n import Translator
 
 Describe = Callable[[Event, Sequence[str], Translator], str]
+
+RANK_LETTERS: dict[str, dict[int, str]] = {
+    "en": {11: "J", 12: "Q", 13: "K", 14: "A"},
+    "de": {11: "B", 12: "D", 13: "K", 14: "A"},  # Bube, Dame, König, Ass
+    "pt": {11: "V", 12: "D", 13: "R", 14: "A"},  # valete, dama, rei, ás
+}
+"""The letters of jack, queen, king and ace as players of each language read them. Suit letters
+stay C D H S in every language (German Kreuz and Karo share a K, Portuguese copas would be
+English clubs): a suit is shown by its symbol, and the help and the rules say which letter is which."""
+
+
+def rank_text(rank: int, _: Translator) -> str:
+    """A rank as the reader writes it: 2..10, then J Q K A in the reader's letters."""
+    return RANK_LETTERS.get(_.lang, RANK_LETTERS["en"]).get(rank) or RANK_NAMES[rank]
+
+
+def card_letters(card: str, _: Translator) -> str:
+    """A card in notation (``QH``) as the reader types it: ``DH`` in German, ``DH`` in Portuguese."""
+    c = Card.parse(card)
+    return rank_text(c.rank, _) + c.suit.letter
+
+
+def pretty(card: str, _: Translator) -> str:
+    """A card in notation (``QH``) as the reader reads it, with its suit symbol: ``Q♥``, ``D♥``."""
+    c = Card.parse(card)
+    return rank_text(c.rank, _) + c.suit.symbol
 
 
 def suit_name(letter: str, _: Translator) -> str:
@@ -27,8 +53,8 @@ def suit_name(letter: str, _: Translator) -> str:
     return names[letter.upper()]
 
 
-def cards_text(cards: Sequence[str]) -> str:
-    return " ".join(pretty_card(c) for c in cards)
+def cards_text(cards: Sequence[str], _: Translator) -> str:
+    return " ".join(pretty(c, _) for c in cards)
 
 
 def listing(items: Sequence[str], _: Translator) -> str:

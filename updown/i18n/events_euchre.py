@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from updown.core.cards import Card, pretty_card, suit_symbol
+from updown.core.cards import Card, suit_symbol
 from updown.core.protocol import Event
 from updown.i18n import Translator
+from updown.i18n.events import pretty
 
 GAME_ID = "euchre"
 
@@ -56,14 +57,14 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
     if kind == "dealer":
         return _("{name} deals first.").format(name=who)
     if kind == "hand":
-        return _("{name} is dealt {cards}.").format(name=who, cards=" ".join(pretty_card(c) for c in event["cards"]))
+        return _("{name} is dealt {cards}.").format(name=who, cards=" ".join(pretty(c, _) for c in event["cards"]))
     if kind == "upcard":
         return _("Deal {deal}, dealer {name}: the up-card is {card}.").format(
-            deal=event["deal"], name=names[event["dealer"]], card=pretty_card(event["card"]))
+            deal=event["deal"], name=names[event["dealer"]], card=pretty(event["card"], _))
     if kind == "bid":
         return f"{who}: {bid_text(event['bid'], _)}."
     if kind == "turn-down":
-        return _("Everyone passed: {card} is turned down; name another suit.").format(card=pretty_card(event["card"]))
+        return _("Everyone passed: {card} is turned down; name another suit.").format(card=pretty(event["card"], _))
     if kind == "thrown-in":
         return _("Everyone passed again: the hand is thrown in and the deal passes on.")
     if kind == "trump":
@@ -72,15 +73,15 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
                 suit=suit_symbol(event["suit"]), name=names[event["maker"]], partner=names[event["out"]])
         return _("Trump is {suit}, made by {name}.").format(suit=suit_symbol(event["suit"]), name=names[event["maker"]])
     if kind == "pickup":
-        return _("{name} picks up {card}.").format(name=who, card=pretty_card(event["card"]))
+        return _("{name} picks up {card}.").format(name=who, card=pretty(event["card"], _))
     if kind == "discard":
-        return _("{name} discards {card}.").format(name=who, card=pretty_card(event["card"]))
+        return _("{name} discards {card}.").format(name=who, card=pretty(event["card"], _))
     if kind == "trick":
         cards = event["cards"]
-        played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in zip(event["seats"], cards))
+        played = ", ".join(f"{names[s]} {pretty(c, _)}" for s, c in zip(event["seats"], cards))
         win = cards[event["seats"].index(event["winner"])]
         return _("Trick {trick}: {played}. {name} wins with {card}, {how}.").format(
-            trick=event["trick"], played=played, name=names[event["winner"]], card=pretty_card(win),
+            trick=event["trick"], played=played, name=names[event["winner"]], card=pretty(win, _),
             how=_how(event, win, _))
     if kind == "score":
         return _score(event, names, _)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from updown.core.cards import Card, pretty_card, suit_symbol
+from updown.core.cards import Card, suit_symbol
 from updown.core.protocol import Event
 from updown.i18n import Translator
-from updown.i18n.events import cards_text, listing
+from updown.i18n.events import cards_text, listing, pretty
 
 GAME_ID = "updown"
 
@@ -31,7 +31,7 @@ def _suits(letters: Sequence[str], names: Sequence[str]) -> str:
 def describe(event: Event, names: Sequence[str], _: Translator) -> str:
     kind = event["type"]
     if kind == "hand":
-        return _("{name} is dealt {cards}.").format(name=names[event["seat"]], cards=cards_text(event["cards"]))
+        return _("{name} is dealt {cards}.").format(name=names[event["seat"]], cards=cards_text(event["cards"], _))
     if kind == "dice":
         a, b = event["dice"]
         return _("Dice {a}+{b}: the trump value is {value}.").format(a=a, b=b, value=value_name(event["trump"], _))
@@ -68,7 +68,7 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
 
 def _trick(e: Event, names: Sequence[str], _: Translator) -> str:
     cards = e["cards"]
-    played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in enumerate(cards))
+    played = ", ".join(f"{names[s]} {pretty(c, _)}" for s, c in enumerate(cards))
     head = _("Trick {trick} ({side}, trump {trump}): {played}.").format(
         trick=e["trick"], side=up_word(e["up"], _), trump=e["trump"], played=played)
     why: list[str] = []
@@ -76,7 +76,7 @@ def _trick(e: Event, names: Sequence[str], _: Translator) -> str:
         why.append(_("{values} cancel").format(values=listing([_plural(v, _) for v in e["cancelled"]], _)))
     for s in e["ineligible"]:
         why.append(_("{card} is not {name}'s suit ({suit})").format(
-            card=pretty_card(cards[s]), name=names[s], suit=suit_symbol(e["suits"][s])))
+            card=pretty(cards[s], _), name=names[s], suit=suit_symbol(e["suits"][s])))
     winner = e["winner"]
     if winner is not None:
         card = cards[winner]
@@ -88,7 +88,7 @@ def _trick(e: Event, names: Sequence[str], _: Translator) -> str:
             how = _("the only card that can win")
         else:
             how = _("the highest eligible card") if e["up"] else _("the lowest eligible card")
-        won = _("{name} wins with {card}, {how}").format(name=names[winner], card=pretty_card(card), how=how)
+        won = _("{name} wins with {card}, {how}").format(name=names[winner], card=pretty(card, _), how=how)
         if e["taken"] > 1:
             won = _("{won}, and takes the pot: {n} tricks").format(won=won, n=e["taken"])
     elif e["discarded"]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from updown.core.cards import Card, pretty_card, suit_symbol
+from updown.core.cards import Card, suit_symbol
 from updown.core.protocol import Event
 from updown.i18n import Translator
-from updown.i18n.events import cards_text, suit_name
+from updown.i18n.events import cards_text, pretty, suit_name
 
 GAME_ID = "updown-sueca"
 
@@ -35,12 +35,12 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
         return _("Deal {deal}: {dealer} deals; {chooser} chooses the trump.").format(
             deal=event["deal"], dealer=names[event["dealer"]], chooser=names[event["chooser"]])
     if kind == "dealt":
-        return _("{name} is dealt {cards}.").format(name=who, cards=cards_text(event["cards"]))
+        return _("{name} is dealt {cards}.").format(name=who, cards=cards_text(event["cards"], _))
     if kind == "trump":
         suit = f"{suit_name(event['suit'], _)} ({suit_symbol(event['suit'])})"
         if event["turned"]:
             return _("{name} turns the next card, {card}, and keeps it: {suit} are trump.").format(
-                name=who, card=pretty_card(event["turned"]), suit=suit)
+                name=who, card=pretty(event["turned"], _), suit=suit)
         return _("{name} chooses {suit} as trump.").format(name=who, suit=suit)
     if kind == "plays":
         if event["forced"]:
@@ -49,24 +49,24 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
     if kind == "sits out":
         return _("{name} sits out.").format(name=who)
     if kind == "discard":
-        return _("{name} discards {card}.").format(name=who, card=pretty_card(event["card"]))
+        return _("{name} discards {card}.").format(name=who, card=pretty(event["card"], _))
     if kind == "exchange":
         n = event["count"]
         if not n:
             return _("{name} keeps their cards.").format(name=who)
         return _.n("{name} exchanges {n} card.", "{name} exchanges {n} cards.", n).format(name=who, n=n)
     if kind == "draw":
-        return _("{name} draws {card}.").format(name=who, card=pretty_card(event["card"]))
+        return _("{name} draws {card}.").format(name=who, card=pretty(event["card"], _))
     if kind == "lone":
         return _("{name} is the only one playing and takes all five tricks.").format(name=who)
     if kind == "trick":
-        played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in event["cards"])
+        played = ", ".join(f"{names[s]} {pretty(c, _)}" for s, c in event["cards"])
         winner = event["winner"]
         card = next(c for s, c in event["cards"] if s == winner)
         trump = Card.parse(card).suit.letter == event["trump"]
         how = _("the highest trump") if trump else _("the highest of the suit led")
         return _("Trick {trick}: {played}. {name} wins with {card}, {how}.").format(
-            trick=event["trick"], played=played, name=names[winner], card=pretty_card(card), how=how)
+            trick=event["trick"], played=played, name=names[winner], card=pretty(card, _), how=how)
     if kind == "score":
         parts = []
         for s, change in enumerate(event["changes"]):
