@@ -313,6 +313,24 @@ def test_the_resume_command_is_one_that_runs(tmp_path: Path, monkeypatch: pytest
     assert resume_command(Path("g.json")).endswith(" -m updown.cli.app play --resume g.json")
 
 
+def test_the_printed_resume_command_goes_on_with_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Run exactly the line the quit printed (here without updown on PATH: this Python, -m)."""
+    import shlex
+    import subprocess
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    stopped = runner.invoke(app, ["play", "updown-sueca", "--seed", "4"], input="quit\n")
+    assert stopped.exit_code == 0
+    lines = stopped.output.splitlines()
+    command = lines[lines.index("Go on with:") + 1].strip()
+    assert " play --resume updown-updown-sueca-" in command
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(shlex.split(command), input="sair\n", capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "resumed from updown-updown-sueca-" in " ".join(done.stdout.split())
+
+
 def test_the_arena_tables_fit_80_columns():
     pytest.importorskip("openskill")
     for game_id, bots, players in (("up-or-down", "greedy,random,random,random,random,easy", "--games"),

@@ -703,5 +703,7 @@ def main() -> None:
         sys.exit(2)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # python -m updown.cli.app: the command as the package has it, with every cmd_*
+    from updown.cli.app import main as package_main
+
+    package_main()
