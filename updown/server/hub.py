@@ -111,8 +111,7 @@ class RedisBus(Bus):
                 delay = 0.2
                 if lost:
                     lost = False
-                    if hub.health.ok(REDIS):
-                        await self.flush()
+                    hub.health.ok(REDIS)
                     await hub.resync_all()  # news published while we were not listening
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
@@ -228,6 +227,8 @@ class Hub:
         self.health = ServiceHealth()
         """Whether the database and Redis answer now (``outage.py``); clients are told of changes."""
         self.health.listeners.append(self._tell_clients)
+        self.health.listeners.append(self._recovered)
+        self._recoveries: dict[str, int] = dict(self.health.recoveries)
         self._chat_locks: dict[str, asyncio.Lock] = {}
         """One per table: chat lines reach each socket once, in order (:meth:`deliver_chat`)."""
         self._watched_here: dict[str, tuple[int, dict[int, str]]] = {}
@@ -319,16 +320,14 @@ class Hub:
             except Exception as err:
                 self.health.failed(DATABASE, err if is_outage(err) else first_line(err))
             else:
-                if self.health.ok(DATABASE):
-                    await self.resync_all()
+                self.health.ok(DATABASE)  # :meth:`_recovered` catches up (whoever noticed first)
             if self.multi:
                 try:
                     await self.bus.ping()
                 except Exception as err:
                     self.health.failed(REDIS, err if is_outage(err) else first_line(err) or "no answer")
                 else:
-                    if self.health.ok(REDIS):
-                        await self.bus.flush()  # what others could not hear from us meanwhile
+                    self.health.ok(REDIS)
                 if self.health.is_down(REDIS) and not self.health.is_down(DATABASE):
                     await self.resync_all()
 
@@ -347,6 +346,20 @@ class Hub:
             except Exception as err:
                 self._fault(f"table {live.id}: catching up", err)
                 return
+
+    async def _recovered(self) -> None:
+        """A service is back, whichever path noticed first (the watch loop, a commit's retry, the
+        Redis listener): what could not be said is said, and every table is caught up from the
+        database and its driver started. A table whose news was lost meanwhile (a step another
+        process stored while this one could not read it) would otherwise wait for ever: its
+        player's page never shows the turn, so nobody acts, so nobody publishes again."""
+        seen, self._recoveries = self._recoveries, dict(self.health.recoveries)
+        back = {service for service, n in self._recoveries.items() if n != seen.get(service, 0)}
+        if not back:
+            return
+        if REDIS in back:
+            await self.bus.flush()  # what others could not hear from us meanwhile
+        await self.resync_all()
 
     async def _tell_clients(self) -> None:
         """Every client of this process hears that a service went away or came back."""
@@ -386,6 +399,11 @@ class Hub:
                                 await self.set_away(live, seat, True)
                     for seat in range(live.players):
                         absent = self.absent_since(live, seat, now)
+                        if absent is not None and now - absent >= live.grace and self.multi:
+                            # Signs of life another process stored since we last read the seats
+                            # (a player there who has had nothing to do says nothing on the bus).
+                            await self.refresh(live)
+                            absent = self.absent_since(live, seat, now)
                         if absent is not None and now - absent >= live.grace:
                             await self.abandon(live, seat)
                     await self._abort_if_deserted(live)

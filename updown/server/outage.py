@@ -72,6 +72,8 @@ class ServiceHealth:
         self.listeners: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self.outages: dict[str, int] = {DATABASE: 0, REDIS: 0}
         """How many times each service went away since this process started."""
+        self.recoveries: dict[str, int] = {DATABASE: 0, REDIS: 0}
+        """How many times each service came back (a listener compares, so no return is missed)."""
 
     def is_down(self, service: str) -> bool:
         return service in self.down
@@ -94,6 +96,7 @@ class ServiceHealth:
         if service not in self.down:
             return False
         since, _reason = self.down.pop(service)
+        self.recoveries[service] = self.recoveries.get(service, 0) + 1
         log.warning("%s back after %.1f s", service, time.time() - since)
         self._tell()
         return True
