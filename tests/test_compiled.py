@@ -122,8 +122,9 @@ def test_playing_needs_no_mypy(tmp_path: Path) -> None:
 def _make_n(*args: str, env: dict[str, str] | None = None) -> list[str]:
     """The commands ``make -n`` would run here (as if every engine's source had just changed)."""
     what_if = [f"--what-if=updown/games/{name}.py" for name in ENGINES]
-    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in ("MAKEFLAGS", "MFLAGS")}
-    result = subprocess.run(["make", "-n", *what_if, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+    env = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    # Under `make test` this make is a sub-make: without --no-print-directory it adds "Entering/Leaving".
+    result = subprocess.run(["make", "--no-print-directory", "-n", *what_if, *args], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
