@@ -32,7 +32,7 @@ exception to its caller, as it would have in the server process (with the worker
 note). A job past its ``timeout`` has its worker stopped and raises :class:`TimeoutError`. A
 cancelled job (its table stopped, its player left or closed the page) leaves the queue at once; a
 running coach job's worker is stopped, a running bot decision (a second at most) is let finish and
-its answer dropped. Workers run at a lower priority (``nice`` +10), so that when the machine is
+its answer dropped. Workers run at the lowest priority (``nice`` 19), so that when the machine is
 busy the server process's frames come first. ``workers=0`` runs every job in the server process
 (in a thread, as the server did before the pool: tests, tiny hosts). :meth:`BotPool.close` (the
 server's graceful stop) stops the workers.
@@ -78,8 +78,8 @@ CHEAP = frozenset({"random", "greedy", "easy"})
 """Bots that decide in the server process even with a pool: their decision costs less than sending it."""
 RETRIES = 1
 """Times a job whose worker died is tried again in a fresh worker before it runs in the server process."""
-NICE = 10
-"""How much lower the workers' priority is than the server process's."""
+NICE = 19
+"""Niceness added to the workers' (19: the lowest priority, so the server process comes first)."""
 RESPAWN_PAUSE = 1.0
 """Seconds before a worker slot whose last worker died within this time starts another."""
 
