@@ -5,6 +5,7 @@ iterations, and the exploitability of the project's bots, on games small enough 
     nice -n 10 .venv/bin/python benchmarks/research_variants.py --decks 4:DS:2 --iterations 200 \\
         --checkpoints 1,2,5,10,20,50,100,200 --bots greedy,easy,random
     nice -n 10 .venv/bin/python benchmarks/research_variants.py --decks 3:DS:1 --python-cfr 100
+    .venv/bin/python benchmarks/research_variants.py --replot a.json,b.json --plot out.png
 
 A research deck (UP&DOWN's option ``deck``, ``docs/research-variants.md``) is the same game with
 fewer cards: ``TOP:SUITS:HAND`` deals values 2 to TOP of SUITS, HAND cards each, and sets the trump
@@ -32,7 +33,7 @@ The export is the same game, node for node, except that chance is merged:
 exploitability, iteration by iteration, on the adapter's game and on its export.
 
 **Bots as policies.** At every information set the bot is asked through the protocol alone:
-``bot.act(view, legal)`` with the seat's view of the first position found in it. ``greedy`` is a
+``bot.act(view, legal)`` with the seat's view there (an information set is one view). ``greedy`` is a
 pure policy; ``easy`` is greedy with a uniformly random legal action one time in three (its exact
 mixture, from ``EasyBot.randomness``: the tests check it against the bot's own draws); ``random``
 is uniform; ``normal`` is the generic ``normal`` level (``updown.bots.search.NormalBot``: ISMCTS
@@ -123,7 +124,8 @@ class Export:
     nodes: dict[str, int] = field(default_factory=lambda: {"chance": 0, "decision": 0, "terminal": 0})
     _lines: list[str] = field(default_factory=list)
     _labels: dict[str, int] = field(default_factory=dict)
-    _chance_labels: int = 0
+    longest: int = 0
+    """The longest information-state string met."""
 
     def __post_init__(self) -> None:
         start = time.perf_counter()
@@ -179,7 +181,6 @@ class Export:
             runs = self._chance_runs(state)
             # Labels o0, o1, ... in this order get ascending ids in the EFG game, which lists a
             # node's children in the order written but its action ids sorted: the two must agree.
-            self._chance_labels = max(self._chance_labels, len(runs))
             items = " ".join(f'"o{i}" {p.numerator}/{p.denominator}' for i, (p, _) in enumerate(runs))
             out(f'c "" {self.nodes["chance"]} "" {{ {items} }} 0\n')
             for _p, s in runs:
@@ -187,7 +188,9 @@ class Export:
             return
         self.nodes["decision"] += 1
         seat = state.actors()[0]
-        key = hashlib.blake2b(info_string(state, seat).encode(), digest_size=16).digest()
+        text = info_string(state, seat)
+        self.longest = max(self.longest, len(text))
+        key = hashlib.blake2b(text.encode(), digest_size=16).digest()
         info = self.infosets[seat].get(key)
         if info is None:
             info = self._new_infoset(seat, sorted(state.legal_actions(seat)))
@@ -347,8 +350,8 @@ def run_deck(deck: str, iterations: int, checkpoints: Sequence[int], bots: Seque
     text = export.text()
     sizes = [len(t) for t in export.infosets]
     several = sum(1 for i in export.all_infosets() if len(i.legal) > 1)
-    log(f"  tree: {export.nodes} nodes; information sets {sizes} ({several} with a choice); "
-        f"EFG {len(text) / 1e6:.1f} MB; walked in {export.seconds:.1f} s "
+    log(f"  tree: {export.nodes} nodes; information sets {sizes} ({several} with a choice, the longest "
+        f"string {export.longest} characters); EFG {len(text) / 1e6:.1f} MB; walked in {export.seconds:.1f} s "
         f"(bots asked: {', '.join(f'{n} {asked.seconds[n]:.1f} s' for n in names) or 'none'})")
     import pyspiel
 
@@ -358,7 +361,8 @@ def run_deck(deck: str, iterations: int, checkpoints: Sequence[int], bots: Seque
     log(f"  loaded by pyspiel.load_efg_game in {time.perf_counter() - start:.1f} s")
     result: dict[str, Any] = {
         "deck": deck, "about": ABOUT.get(deck, ""), "nodes": export.nodes, "infosets": sizes,
-        "infosets_with_choice": several, "export_seconds": round(export.seconds, 1), "bots": {}, "curves": {},
+        "infosets_with_choice": several, "longest_string": export.longest,
+        "export_seconds": round(export.seconds, 1), "bots": {}, "curves": {},
     }
     for name in [*names, "uniform"]:
         policy = asked.policies[name] if name != "uniform" else uniform_policy(export)
@@ -370,6 +374,14 @@ def run_deck(deck: str, iterations: int, checkpoints: Sequence[int], bots: Seque
     for solver in ("cfr", "cfr+"):
         result["curves"][solver] = cfr_curve(game, solver, iterations, checkpoints, log)
     return result
+
+
+def merge(into: dict[str, Any], res: dict[str, Any]) -> None:
+    """Add one run's results for a deck to another's: its bots, and its curves where longer."""
+    into["bots"].update(res["bots"])
+    for solver, points in res["curves"].items():
+        if len(points) > len(into["curves"].get(solver, [])):
+            into["curves"][solver] = points
 
 
 def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
@@ -387,14 +399,18 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
             ax.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", color=colour, label=solver.upper())
         for name, value in res["bots"].items():
             colour, line = styles.get(name, ("black", "--"))
-            ax.axhline(value, color=colour, linestyle=line, label=f"{name} {value:.3f}")
+            if value > 1e-9:
+                ax.axhline(value, color=colour, linestyle=line, label=f"{name} {value:.3f}")
+            else:  # a log scale has no 0: listed, not drawn
+                ax.plot([], [], color=colour, linestyle=line, label=f"{name} 0 (not drawn)")
         ax.set_title(f"deck={res['deck']}  ({res['infosets'][0] + res['infosets'][1]:,} information sets)",
                      fontsize=10)
         ax.set_xlabel("iterations")
         ax.set_ylabel("exploitability (a game is worth ±1)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("UP&DOWN research decks, 2 players, one round: OpenSpiel CFR and the bots", fontsize=11)
+    fig.suptitle("UP&DOWN research decks, 2 players, one round: OpenSpiel's CFR and the bots"
+                 if len(results) > 1 else "UP&DOWN research deck: CFR and the bots", fontsize=11)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -413,7 +429,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--plot", default=str(ROOT / "test-output" / "research-variants.png"))
     ap.add_argument("--json", default=str(ROOT / "test-output" / "research-variants.json"))
+    ap.add_argument("--replot", default="",
+                    help="draw the plot from these JSON files of earlier runs (comma-separated), run nothing")
     args = ap.parse_args(argv)
+    if args.replot:
+        saved: dict[str, dict[str, Any]] = {}
+        for name in args.replot.split(","):
+            for res in json.loads(Path(name).read_text()):
+                merge(saved.setdefault(res["deck"], {**res, "bots": {}, "curves": {}}), res)
+        plot(list(saved.values()), Path(args.plot))
+        print(f"plot: {args.plot}")
+        return 0
     decks = [d for d in args.decks.split(",") if d]
     checkpoints = [int(c) for c in args.checkpoints.split(",") if c]
     bots = [b for b in args.bots.split(",") if b]

@@ -7,7 +7,7 @@
 * A research deck plays by the same rules with its own cards and dice: every card in one place,
   the dice of its faces, views that hide what they should, worlds drawn from the deck's cards.
 * OpenSpiel: Python CFR on the adapter's game, and on its exact export
-  (``benchmarks/research_variants.py``), the same numbers iteration by iteration; C++ CFR and
+  (``benchmarks/research_variants.py``), the same average policy and exploitability; C++ CFR and
   CFR+ reaching a stated exploitability within a bounded number of iterations; the bots as policies.
 """
 
@@ -36,11 +36,26 @@ GAME = get_game("updown")
 
 
 def _digest(players: int, options: dict[str, Any]) -> str:
-    """Three random games' records and final views (random bots, chance from Random(seed))."""
+    """Three random games (random bots, chance from Random(seed)): their records, every view and
+    legal actions at every fifth step, a world drawn there for the seat to act, the final views."""
     h = hashlib.sha256()
     for seed in range(3):
+        steps = [0]
+
+        def visit(state: Any, *_: Any) -> None:
+            steps[0] += 1
+            if steps[0] % 5:
+                return
+            for s in [None, *range(players)]:
+                h.update(json.dumps(state.view(s), sort_keys=True).encode())
+            h.update(repr([state.legal_actions(s) for s in range(players)]).encode())
+            if state.actors():
+                world = state.resample(state.actors()[0], random.Random(steps[0]))
+                h.update(json.dumps([world.view(s) for s in range(players)], sort_keys=True).encode())
+
         agents = [RandomBot(GAME, s, random.Random(100 * seed + s)) for s in range(players)]
-        state, record = play_game(GAME, players, agents, random.Random(seed), options=GAME.options(options), seed=seed)
+        state, record = play_game(GAME, players, agents, random.Random(seed), options=GAME.options(options),
+                                  seed=seed, observer=visit)
         h.update(record.to_json().encode())
         for s in [None, *range(players)]:
             h.update(json.dumps(state.view(s), sort_keys=True).encode())
@@ -49,9 +64,9 @@ def _digest(players: int, options: dict[str, Any]) -> str:
 
 # Computed with the engine as it was before the option ``deck`` existed (commit c2d21ed).
 BEFORE = {
-    (2, False): "9109dc071cb3ee2b", (2, True): "7e83f103d92116a9",
-    (3, False): "4d40b93ab58e405c", (3, True): "c0f3de8846a4110b",
-    (4, False): "83a982cc8f88af9a", (4, True): "86b32afadb9c180c",
+    (2, False): "4897d5d3e6917895", (2, True): "0d2464570ef5f619",
+    (3, False): "c2e5b83161a2efc5", (3, True): "182567c0e65f3c46",
+    (4, False): "3befb1297e2207cd", (4, True): "3bdedb39de205e85",
 }
 
 
