@@ -19,4 +19,9 @@ game a table plays. See ``docs/server.md``.
 - ``logs.py``: plain or JSON log lines.
 - ``limits.py``: what one client may spend: rate limits (memory or Redis), password hashes at once.
 - ``guards.py``: the request body's size, security headers, validation errors that echo nothing.
+- ``errors.py``: the stable code (and parameters) of every HTTP error, which pages translate.
+- ``outage.py``: which services (database, Redis) answer now; retries; what clients are told.
+- ``botpool.py``: worker processes in which bots that search and the coach think, shared fairly.
+- ``admin.py``, ``backup.py``, ``metrics.py``, ``reasons.py``: ``updown admin``, ``updown db
+  backup/restore``, ``/metrics``, and why an action is greyed.
 """
