@@ -14,8 +14,8 @@ seat with more tricks, -1 for the other, 0 each on a tie).
 
 **How the game reaches OpenSpiel.** ``python_updown_turns(players=2,rounds=1,deck=...)`` is the game
 (``updown/adapters/openspiel.py``); OpenSpiel's Python ``CFRSolver`` runs on it as it is
-(``--python-cfr``), but it walks the whole tree through the engine at every iteration: seconds per
-iteration for 3:DS:1 (8 thousand nodes), hours for 3:DS:2. So :class:`Export` walks the same game
+(``--python-cfr``), but it walks the whole tree through the engine at every iteration: about a
+second per iteration for 3:DS:1 (8 thousand nodes), about 50 s for 3:DS:2. So :class:`Export` walks the same game
 once and writes it as a Gambit EFG file, which OpenSpiel loads as a C++ game
 (``pyspiel.load_efg_game``) for its C++ ``CFRSolver``, ``CFRPlusSolver`` and ``exploitability``.
 The export is the same game, node for node, except that chance is merged:
