@@ -487,6 +487,18 @@ def test_languages_event_lines_rules_and_catalogue(server: Server) -> None:
     assert cat["lang"] == "de" and len(cat["messages"]) > 100
 
 
+def test_a_research_variant_is_not_offered_for_play(server: Server) -> None:
+    """UP&DOWN's reduced research decks are for research tools: the server refuses them, rated or not."""
+    alice = User(server, "resa")
+    for rated in (False, True):
+        r = alice.post("/api/tables", {"game": "updown", "players": 2, "seats": ["me", "bot:random"],
+                                        "options": {"rounds": 1, "deck": "4:DS:2"}, "rated": rated})
+        assert r.status_code == 400 and "research variant" in r.json()["detail"], r.text
+    r = alice.post("/api/tables", {"game": "updown", "players": 2, "seats": ["me", "bot:random"],
+                                    "options": {"rounds": 1, "deck": "full"}})
+    assert r.status_code == 200, r.text
+
+
 def test_hints_for_ones_own_seat_on_unrated_tables_only(server: Server) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
     table = make_table(alice, "euchre", ["me", "bot:greedy", "bot:greedy", "bot:greedy"])

@@ -88,6 +88,9 @@ async def create_table(body: TableIn, acc: AccountDep, svc: ServicesDep) -> dict
         options.check(players)
     except UpdownError as err:
         raise bad(400, f"options: {err}") from None
+    research = options.research_in_use()
+    if research:  # a reduced deck and the like are for research tools, never for play here
+        raise bad(400, f"options: {', '.join(research)}: a research variant, not offered for play on this server")
     if body.timer is not None and not 5 <= body.timer <= 3600:
         raise bad(400, "the move timer is 5 to 3600 seconds, or none")
     if not 0 <= body.grace <= 3600:
