@@ -362,3 +362,15 @@ def test_the_bots_are_policies_of_the_small_game(rv: Any) -> None:
     greedy, easy = (rv.exploitability(game, asked.policies[n]) for n in ("greedy", "easy"))
     uniform = rv.exploitability(game, rv.uniform_policy(export))
     assert 0.0025 < greedy < easy < uniform  # CFR is below 0.0025 after 100 iterations (above)
+
+
+def test_the_vector_env_plays_a_research_deck_on_the_scalar_backend() -> None:
+    """The batched engine deals the full deck: 'auto' must not pick it for a research deck (it would
+    silently play the full game), and asking for it by name is refused."""
+    from updown.adapters.vector import VectorEnv
+
+    small = {"rounds": 1, "deck": "4:DS:2"}
+    assert VectorEnv("updown", 2, num_envs=2, options=small, seed=1).backend == "scalar"
+    assert VectorEnv("updown", 2, num_envs=2, options={"rounds": 1}, seed=1).backend == "batched"
+    with pytest.raises(ValueError, match="research"):
+        VectorEnv("updown", 2, num_envs=2, options=small, backend="batched")

@@ -81,9 +81,12 @@ class VectorEnv:
         self._compact = action_ids == "decisions"
         self.num_actions = self.decision_space.n if self._compact else self.encoder.num_actions
         self.observation_size = self.encoder.size
-        batched = g.id == "updown" and self.players in (2, 3, 4)
+        research = self.options.research_in_use() if hasattr(self.options, "research_in_use") else []
+        # The batched engine deals the full deck: a research variant plays on the scalar backend.
+        batched = g.id == "updown" and self.players in (2, 3, 4) and not research
         if backend == "batched" and not batched:
-            raise ValueError(f"no batched engine for {g.id} at {self.players} players (backend='scalar' works)")
+            why = f"research options {', '.join(research)}" if research else f"{g.id} at {self.players} players"
+            raise ValueError(f"no batched engine for {why} (backend='scalar' works)")
         self.backend = "batched" if backend == "batched" or (backend == "auto" and batched) else "scalar"
         if record and self.backend != "batched":
             raise ValueError("record=True is for the batched backend (the scalar one keeps each game's history)")
