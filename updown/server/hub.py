@@ -932,4 +932,8 @@ def chat_line(row: ChatRow, finished: bool = False) -> dict[str, Any]:
 
 
 def new_table_id() -> str:
-    return secrets.token_urlsafe(12)
+    """A random id that never starts with '-' (a command line would read it as an option)."""
+    while True:
+        table_id = secrets.token_urlsafe(12)
+        if not table_id.startswith("-"):
+            return table_id
