@@ -438,4 +438,5 @@ def test_a_table_of_bots_plays_in_the_pool_what_it_would_play_here(pooled: Serve
 
     checked_steps: list[int] = []
     replay(Record.from_dict(record), on_step=on_step)
-    assert checked > 20
+    # A game to 3 can end after one deal, and a lone hand plays only 15 cards.
+    assert checked >= 15

@@ -124,12 +124,17 @@ def finished(page: Page) -> bool:
     return page.locator("[data-results]").count() > 0
 
 
-def click_one(page: Page, rng: random.Random, prefer: tuple[str, ...] = ()) -> str | None:
-    """Click one legal action the page offers (a preferred one if offered); None if none is offered.
+def click_one(page: Page, rng: random.Random, prefer: tuple[str, ...] = (), unless: str | None = None) -> str | None:
+    """Click one legal action the page offers (a preferred one if offered); None if none is offered,
+    or if ``unless`` (a selector) matches in the same look, so a caller waiting for a moment cannot
+    have it clicked away between its own look and this one.
     Waits until the page has taken the click (its frame number changed, or an error came)."""
     for _attempt in range(5):
-        actions = page.eval_on_selector_all(READY, "els => els.map(e => e.dataset.action)")
-        if not actions:
+        found = page.evaluate(
+            "([ready, unless]) => ({actions: [...document.querySelectorAll(ready)].map(e => e.dataset.action),"
+            " stop: !!(unless && document.querySelector(unless))})", [READY, unless])
+        actions = found["actions"]
+        if not actions or found["stop"]:
             return None
         choice = next((a for p in prefer for a in actions if a == p or a.startswith(p + " ")), None) \
             or rng.choice(sorted(set(actions)))
