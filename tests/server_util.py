@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from updown.core.records import Record, replay
@@ -290,6 +291,28 @@ def make_table(owner: User, game: str, seats: list[str], **extra: Any) -> dict[s
     r = owner.post("/api/tables", {"game": game, "seats": seats, "options": SHORT.get(game, {}), **extra})
     assert r.status_code == 200, r.text
     return dict(r.json())
+
+
+def closed_code(client: Client, timeout: float = 10.0) -> int | None:
+    """Read until the server closes the socket; the close code (None if it stayed open)."""
+    deadline = time.time() + timeout
+    try:
+        while time.time() < deadline:
+            client.recv(0.2)
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd else None
+    return None
+
+
+def first_with_legal(*clients: Client, timeout: float = 30.0) -> Client:
+    """Read the clients until one of them must act; the first that must."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for c in clients:
+            c.recv(0.05)
+            if c.legal:
+                return c
+    raise TimeoutError("nobody had to act")
 
 
 def db_rows(db: str, query: str, **params: Any) -> list[Any]:

@@ -18,9 +18,8 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed
 
-from server_util import Client, Server, User, db_rows, make_table, play_out
+from server_util import Client, Server, User, closed_code, db_rows, make_table, play_out
 
 PG = os.environ.get("UPDOWN_TEST_POSTGRES")
 PASSWORD = "pass-word-1"  # server_util.User's
@@ -85,16 +84,6 @@ def login(server: Server, name: str, password: str) -> httpx.Client:
 def cookie_of(http: httpx.Client) -> str:
     return "; ".join(f"{k}={v}" for k, v in http.cookies.items())
 
-
-def closed_code(client: Client, timeout: float = 10.0) -> int | None:
-    """Read until the server closes the socket; the close code (None if it stayed open)."""
-    deadline = time.time() + timeout
-    try:
-        while time.time() < deadline:
-            client.recv(0.2)
-    except ConnectionClosed as closed:
-        return closed.rcvd.code if closed.rcvd else None
-    return None
 
 
 def wait_table(user: User, table_id: str, pred: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:

@@ -24,7 +24,7 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from server_util import Client, Server, User, db_rows, make_table
+from server_util import Client, Server, User, db_rows, first_with_legal, make_table
 from updown.bots import make_bot
 from updown.bots.coach import analyse
 from updown.core.registry import get_game
@@ -304,15 +304,6 @@ def four_people(server: Server, game: str = "updown") -> tuple[str, list[Client]
     return table["id"], [u.socket(table["id"]) for u in users]
 
 
-def must_act(clients: list[Client], timeout: float = 30.0) -> Client:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for c in clients:
-            c.recv(0.05)
-            if c.legal:
-                return c
-    raise TimeoutError("nobody had to act")
-
 
 def test_a_persons_frames_arrive_while_a_bot_decision_is_held_in_a_worker(pooled: Server) -> None:
     """A table of four ``hard`` bots and a person-only table in one server. The pool's worker is
@@ -329,7 +320,7 @@ def test_a_persons_frames_arrive_while_a_bot_decision_is_held_in_a_worker(pooled
     wait_metric(pooled, lambda: metric(pooled, "updown_pool_running", kind="bot") == 1,
                 "a bot's decision in the (stopped) worker")
     done = metric(pooled, "updown_pool_jobs_total", kind="bot", outcome="done")
-    me = must_act(clients)
+    me = first_with_legal(*clients)
     me.send({"type": "act", "id": "mine", "action": me.legal[0]["id"]})
     n = me.n
     me.until(lambda m: m["type"] == "frame" and m["n"] != n and "mine" in me.acks)
@@ -351,7 +342,7 @@ def seated_turn(server: Server, user: User) -> tuple[str, Client]:
     """``user`` at an UP&DOWN table with three random bots, at a decision of theirs."""
     table = make_table(user, "updown", ["me", "bot:random", "bot:random", "bot:random"])
     client = user.socket(table["id"])
-    must_act([client])
+    first_with_legal(client)
     return table["id"], client
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from server_util import Client, Server, User, db_rows, free_port, make_table, play_out
+from server_util import Client, Server, User, closed_code, db_rows, first_with_legal, free_port, make_table, play_out
 
 PG = os.environ.get("UPDOWN_TEST_POSTGRES")
 
@@ -38,16 +38,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
-def closed_code(client: Client, timeout: float = 10.0) -> int | None:
-    """Read until the server closes the socket; the close code (None if it stayed open)."""
-    deadline = time.time() + timeout
-    try:
-        while time.time() < deadline:
-            client.recv(0.2)
-    except ConnectionClosed as closed:
-        return closed.rcvd.code if closed.rcvd else None
-    return None
-
 
 def private_messages(client: Client, after: int) -> list[dict[str, Any]]:
     """The seat frames (snapshots and frames) a client received after its ``after``-th raw message."""
@@ -58,16 +48,6 @@ def private_messages(client: Client, after: int) -> list[dict[str, Any]]:
             out.append(msg)
     return out
 
-
-def first_with_legal(*clients: Client, timeout: float = 30.0) -> Client:
-    """Read the clients until one of them must act; the first that must."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for c in clients:
-            c.recv(0.05)
-            if c.legal:
-                return c
-    raise TimeoutError("nobody had to act")
 
 
 def until_legal(me: Client, other: Client, timeout: float = 30.0) -> None:
