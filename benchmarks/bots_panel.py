@@ -51,7 +51,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bots_strength import _bot  # noqa: E402
+from bots_strength import Timed, _bot  # noqa: E402
 
 from updown.arena import duplicate  # noqa: E402
 from updown.arena.duplicate import Lineup, deal_seed, entry_teams, play_seating  # noqa: E402
@@ -63,17 +63,6 @@ TEST = "TEST|"
 
 MIXED = ("greedy", "random", "easy")
 TIMES: list[float] = []
-
-
-class Timed:
-    def __init__(self, bot: Any, times: list[float]):
-        self.bot, self.times = bot, times
-
-    def act(self, view: Any, legal: Any) -> int:
-        t = time.perf_counter()
-        a = self.bot.act(view, legal)
-        self.times.append(time.perf_counter() - t)
-        return int(a)
 
 
 def _make(name: str, game: Any, seat: int, rng: Any) -> Any:

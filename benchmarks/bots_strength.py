@@ -33,6 +33,8 @@ from updown.simulate import game_seeds, seeded
 
 
 class Timed:
+    """A bot whose every decision's time goes to ``times`` (the panel's test seat too)."""
+
     def __init__(self, bot: Any, times: list[float]):
         self.bot, self.times = bot, times
 
@@ -40,7 +42,7 @@ class Timed:
         t = time.perf_counter()
         a = self.bot.act(view, legal)
         self.times.append(time.perf_counter() - t)
-        return a
+        return int(a)
 
 
 def _bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:

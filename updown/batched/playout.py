@@ -18,7 +18,7 @@ first moved on with their own ``sample_chance`` (on a clone) until a seat must a
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -106,6 +106,19 @@ def deal_values(
     a world drawn from ``seat``'s view holds at random) are taken back and made again by
     ``policy`` from the world's hands, before ``seat`` plays.
     """
+    margins = deal_margins(worlds, seat, actions, lambda batch: batch.policy(policy), rng=rng, rechoose=rechoose)
+    return summarise(margins)
+
+
+def deal_margins(
+    worlds: Sequence[State], seat: int, actions: Sequence[int],
+    chooser: Callable[[BatchedGame], Callable[[], npt.NDArray[np.int64]]], *,
+    rng: np.random.Generator, rechoose: bool = False,
+) -> npt.NDArray[np.float64]:
+    """The playouts of :func:`deal_values`, each seat's choices made by ``chooser(batch)`` (a
+    function giving every game's action, as ``batch.policy(name)`` does): ``(len(worlds),
+    len(actions))``, ``seat``'s margin over the deal in each world after each action. Game
+    ``i * len(actions) + r`` of the batch is world ``i`` after action ``r``."""
     if not actions:
         raise ValueError("deal_values needs at least one action")
     for world in worlds:
@@ -118,7 +131,7 @@ def deal_values(
         if retract is None:
             raise ValueError(f"rechoose is for games with secret choices: {type(batch).__name__} has none")
         retract(seat)
-    choose = batch.policy(policy)
+    choose = chooser(batch)
     for _ in range(batch.players):
         waiting = batch.to_act != seat
         if not waiting.any():
@@ -143,10 +156,20 @@ def deal_values(
     gain = sign * (batch.scores() - start).astype(np.float64)
     n = batch.players
     margin = gain[:, seat] - (gain.sum(axis=1) - gain[:, seat]) / (n - 1)
-    per_world = margin.reshape(len(worlds), k)
+    out: npt.NDArray[np.float64] = margin.reshape(len(worlds), k)
+    return out
+
+
+def summarise(
+    per_world: npt.NDArray[np.float64], against: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each action's mean over the worlds (the rows) and its standard error; with ``against`` (a
+    column), the errors are those of each action's mean less that action's, world by world (0 for
+    that action itself), since every action is played in the same worlds."""
     means: npt.NDArray[np.float64] = per_world.mean(axis=0)
-    if len(worlds) > 1:
-        errors: npt.NDArray[np.float64] = per_world.std(axis=0, ddof=1) / np.sqrt(len(worlds))
+    spread = per_world if against is None else per_world - per_world[:, [against]]
+    if len(per_world) > 1:
+        errors: npt.NDArray[np.float64] = spread.std(axis=0, ddof=1) / np.sqrt(len(per_world))
     else:
-        errors = np.full(k, np.inf)
+        errors = np.full(per_world.shape[1], np.inf)
     return means, errors

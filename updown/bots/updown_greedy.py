@@ -225,6 +225,11 @@ class _Reads(PimcBot):
     world is drawn with a kind of player for every seat, read from its cards as that kind plays
     them, and played on with each seat playing as its kind (``read`` and the playout ``policy``
     are then the model's)."""
+    paired: bool = False
+    """With the model: the copies of a world (one per action) share the others' random draws in
+    the playouts (common random numbers, :func:`~updown.bots.updown_model.mixed_deal_values`).
+    It did not change the choices' quality (docs/bots.md, the panel's second pass): the noise
+    between actions is the worlds', not the playouts'."""
     samples: int = 32
     """Draws of a seat's hidden cards that weigh this round's cards under each kind."""
     keep: float | None = None
@@ -262,7 +267,8 @@ class _Reads(PimcBot):
             return super().batch_values(sampler, n, legal)
         drawn = [sampler.draw_with_kinds(self.rng) for _ in range(n)]
         return mixed_deal_values([w for w, _ in drawn], [k for _, k in drawn], self.seat, legal,
-                                 rng=self._np_rng, rechoose=self.rechoose, against=self._against)
+                                 rng=self._np_rng, rechoose=self.rechoose, against=self._against,
+                                 paired=self.paired)
 
 
 class UpDownNormal(_Reads):

@@ -48,7 +48,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from updown.batched.playout import batch_from_states
+from updown.batched.bits import popcount, select_bit
+from updown.batched.playout import deal_margins, summarise
 from updown.core.cards import Suit
 from updown.core.errors import IllegalAction
 from updown.core.protocol import State, View, WorldSampler
@@ -322,66 +323,50 @@ class ModelWorlds(WorldSampler):
 
 def mixed_deal_values(
     worlds: Sequence[State], kinds: Sequence[Sequence[int]], seat: int, actions: Sequence[int], *,
-    rng: np.random.Generator, rechoose: bool = True, against: int | None = None,
+    rng: np.random.Generator, rechoose: bool = True, against: int | None = None, paired: bool = False,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """As :func:`updown.batched.playout.deal_values` with the ``bot`` rule, but in world ``i`` seat
     ``j`` plays by its kind ``kinds[i][j]``: ``random`` a random card, ``careless`` the rule or one
     time in three a random card, ``rule`` and ``searching`` the rule; ``seat`` plays the rule.
     With ``rechoose``, the others' secret cards of this trick are chosen again so, from each world's
     hands. With ``against`` (an index into ``actions``), the standard errors are those of each
-    action's mean less that action's, world by world (0 for that action itself)."""
-    if not actions:
-        raise ValueError("mixed_deal_values needs at least one action")
-    for world in worlds:
-        if world.is_chance() or world.is_terminal() or seat not in world.actors():
-            raise ValueError(f"the worlds are not all at a decision of seat {seat}")
+    action's mean less that action's, world by world (0 for that action itself).
+
+    With ``paired`` (common random numbers), the copies of one world (one per action) share their
+    random draws: at every step each world draws one number for whether a careless seat plays at
+    random and one for which card a random choice takes (the ``k``-th of the legal cards, ``k``
+    from that number), and all its copies use them. So where an action does not change what the
+    others hold, they play the same cards after every action, and the actions' difference in a
+    world is not drowned in the others' random play."""
     k = len(actions)
-    batch = batch_from_states(worlds, rng=rng, repeats=k)
-    if rechoose:
-        batch.retract(seat)  # type: ignore[attr-defined]  # UP&DOWN's engine (BatchedUpDown)
     codes = np.repeat(np.asarray(kinds, dtype=np.int64).reshape(len(worlds), -1), k, axis=0)
     codes[:, seat] = RULE
-    rows = np.arange(batch.n)
     mixed = bool((codes == RANDOM).any() or (codes == CARELESS).any())
 
-    def choose() -> npt.NDArray[np.int64]:
-        a: npt.NDArray[np.int64] = batch.bot_actions()
-        if not mixed:
-            return a
-        code = codes[rows, np.maximum(batch.to_act, 0)]
-        use = (code == RANDOM) | ((code == CARELESS) & (batch.rng.random(batch.n) < CARELESS_RANDOM))
-        if not use.any():
-            return a
-        out: npt.NDArray[np.int64] = np.where(use, batch.random_actions(), a)
-        return out
+    def chooser(batch: Any) -> Any:
+        rows = np.arange(batch.n)
 
-    for _ in range(batch.players):
-        waiting = batch.to_act != seat
-        if not waiting.any():
-            break
-        a = choose()
-        a[~waiting] = -1
-        batch.step(a)
-    if (batch.to_act != seat).any():
-        raise ValueError(f"the worlds are not all at a decision of seat {seat}")
-    deal = batch.deals()
-    start = batch.scores()
-    batch.step(np.tile(np.asarray(actions, dtype=np.int64), len(worlds)))
-    while True:
-        live = (batch.deals() == deal) & ~batch.done
-        if not live.any():
-            break
-        a = choose()
-        a[~live] = -1
-        batch.step(a)
-    gain = (batch.scores() - start).astype(np.float64)
-    n = batch.players
-    margin = gain[:, seat] - (gain.sum(axis=1) - gain[:, seat]) / (n - 1)
-    per_world = margin.reshape(len(worlds), k)
-    means: npt.NDArray[np.float64] = per_world.mean(axis=0)
-    spread = per_world if against is None else per_world - per_world[:, [against]]
-    if len(worlds) > 1:
-        errors: npt.NDArray[np.float64] = spread.std(axis=0, ddof=1) / np.sqrt(len(worlds))
-    else:
-        errors = np.full(k, np.inf)
-    return means, errors
+        def draws() -> npt.NDArray[np.float64]:
+            if not paired:
+                u: npt.NDArray[np.float64] = batch.rng.random(batch.n)
+                return u
+            return np.repeat(batch.rng.random(len(worlds)), k)
+
+        def choose() -> npt.NDArray[np.int64]:
+            a: npt.NDArray[np.int64] = batch.bot_actions()
+            if not mixed:
+                return a
+            code = codes[rows, np.maximum(batch.to_act, 0)]
+            use = (code == RANDOM) | ((code == CARELESS) & (draws() < CARELESS_RANDOM))
+            if not use.any():
+                return a
+            small, band = batch._legal_small()  # the legal cards as a mask (as random_actions reads them)
+            count = popcount(small)
+            pick = select_bit(small, (draws() * count).astype(np.int64)) + band.astype(np.int64)
+            out: npt.NDArray[np.int64] = np.where(use & (count > 0), pick, a)
+            return out
+
+        return choose
+
+    margins = deal_margins(worlds, seat, actions, chooser, rng=rng, rechoose=rechoose)
+    return summarise(margins, against)
