@@ -4,7 +4,7 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { cardText } from './cards.js';
-import { displayName } from './names.js';
+import { displayName, withNames } from './names.js';
 
 const POSITIONS = {
   2: ['bottom', 'top'],
@@ -123,19 +123,65 @@ export function formatClock(secs) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+// The server's line for one event of ctx.log (ctx.lines runs beside it: the terminal's words in
+// the page's language), with the bots named in the page's language; null without lines.
+export function eventLine(ctx, ev) {
+  if (!ev || !ctx.lines) return null;
+  const i = (ctx.log || []).lastIndexOf(ev);
+  const line = i >= 0 ? ctx.lines[i] : null;
+  return line ? withNames(line, ctx.names) : null;
+}
+
+// A card on the table with its player's name under it, and the "led" mark on the card that led.
+function trickCard(ctx, s, node, led) {
+  return [node, h('span', {class: 'slot-name'}, seatName(ctx, s)),
+    s === led ? h('span', {class: 'led-mark', title: t('This card led the trick')}, t('led')) : null];
+}
+
+// The "last trick" view stays open (or closed) while the table is drawn again.
+let lastTrickOpen = false;
+
+// Why the last trick was won, in the terminal's words, and the button that shows the last finished
+// trick (who played what, who led, who won): it outlives the end of a deal.
+function lastTrickParts(ctx) {
+  const last = ctx.game.lastTrick ? ctx.game.lastTrick(ctx) : null;
+  if (!last) return [];
+  const line = eventLine(ctx, last.event);
+  // The felt's line is left out while the view (which says the same) is open.
+  const why = last.current && line ? h('p', {class: 'trick-why', 'data-trick-why': last.event.trick, hidden: lastTrickOpen}, line) : null;
+  const view = h('div', {class: 'last-trick', id: 'last-trick-view', 'data-last-trick-view': last.event.trick, hidden: !lastTrickOpen},
+    h('div', {class: 'last-cards'}, last.pairs.map(([s, c]) => h('div', {class: 'lt-slot'},
+      trickCard(ctx, s, ctx.game.cardNode(c, {cls: `small ${s === last.winner ? 'winner' : ''} ${(last.marks && last.marks[s]) || ''}`}), last.led)))),
+    h('p', {class: 'lt-result'}, last.winner === null || last.winner === undefined ? t('Nobody wins it')
+      : t('{name} wins', {name: seatName(ctx, last.winner)})),
+    line ? h('p', {class: 'lt-why'}, line) : null);
+  const button = h('button', {type: 'button', class: 'last-toggle', 'aria-expanded': lastTrickOpen ? 'true' : 'false',
+    'aria-controls': 'last-trick-view', 'data-last-toggle': '', 'data-key': 'last-trick',
+    onclick: () => {
+      lastTrickOpen = !lastTrickOpen;
+      view.hidden = !lastTrickOpen;
+      if (why) why.hidden = lastTrickOpen;
+      button.setAttribute('aria-expanded', lastTrickOpen ? 'true' : 'false');
+    }}, t('Last trick'));
+  return [why, h('div', {class: 'last-trick-wrap'}, button, view)];
+}
+
 function feltAround(ctx) {
   const n = ctx.view.players;
   const played = ctx.game.played ? ctx.game.played(ctx) : {slots: {}, caption: null};
   const felt = h('div', {class: `felt around n${n}`});
   const center = h('div', {class: 'center'});
-  const slots = h('div', {class: 'trick'});
+  const slots = h('div', {class: 'trick', 'data-trick-area': ''});
   for (let s = 0; s < n; s++) {
     const pos = positionOf(ctx, s);
     felt.appendChild(h('div', {class: `pos pos-${pos}`}, seatBox(ctx, s)));
-    slots.appendChild(h('div', {class: `slot slot-${pos}`, 'data-slot': s}, played.slots[s] || null));
+    const node = played.slots[s];
+    slots.appendChild(h('div', {class: `slot slot-${pos} ${node ? 'full' : ''}`, 'data-slot': s},
+      node ? trickCard(ctx, s, node, played.led) : null));
   }
   center.appendChild(slots);
   if (played.caption) center.appendChild(h('div', {class: 'caption'}, played.caption));
+  center.appendChild(h('div', {class: 'trick-notes'}, lastTrickParts(ctx)));
   felt.appendChild(center);
   return felt;
 }

@@ -175,7 +175,7 @@ export async function replayPage(root) {
     for (let k = 0; k <= it.last; k++) { log.push(...d.steps[k].events); lines.push(...d.steps[k].lines); }
     const stepLines = d.steps.slice(it.first, it.last + 1).flatMap((x) => x.lines);
     const game = screenFor(d.game);
-    const ctx = {game, view: {...s.view, log}, log, mySeat: null,
+    const ctx = {game, view: {...s.view, log}, log, lines, mySeat: null,
       seats: d.seats.map((name, i) => ({seat: i, name})), names: d.seats, legal: [], canAct: false, act: null,
       clock: {}, seatViews: state.all && s.seats ? s.seats : null, prompt: null};
     const where = [state.moves.groups[it.outer] ? state.moves.groups[it.outer].title : null,

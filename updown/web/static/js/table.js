@@ -337,7 +337,7 @@ export class TableClient {
     if (tb.status === 'open') parts.push(this.waiting());
     else if (this.view) {
       const ctx = {
-        game, view: this.view, log: this.log, mySeat, seats: tb.seats, names: tb.seats.map((s) => s.name),
+        game, view: this.view, log: this.log, lines: this.lines, mySeat, seats: tb.seats, names: tb.seats.map((s) => s.name),
         legal: this.legal, why: this.why, canAct: this.canAct(), act: (a) => this.act(a), clock: this.clockNow(),
         waitWhy: this.waitWhy(),
       };

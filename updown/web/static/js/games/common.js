@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardLabel, cardText, splitCard } from '../cards.js';
-import { legalMap, seatName } from '../board.js';
+import { lastEvent, legalMap, seatName } from '../board.js';
 
 export const frenchCards = {
   handCards: (view) => view.hand || [],
@@ -23,21 +23,33 @@ export function chip(label, value, cls = '') {
     value === undefined ? null : h('span', {class: 'chip-value'}, value));
 }
 
-// The trick in progress from view.table ([[seat, card], ...]), else the last finished trick.
-export function trickSlots(ctx, tableCards, lastTrick) {
+// The trick in progress from view.table ([[seat, card], ...] in the order played), else the last
+// finished trick of this deal (`last`, from lastTrick below). Returns the cards by seat, the seat
+// that led (the board marks it and names every card's player) and the caption.
+export function trickSlots(ctx, tableCards, last) {
   const slots = {};
   if (tableCards && tableCards.length) {
     for (const [s, c] of tableCards) slots[s] = cardFace(c, {cls: 'played'});
-    return {slots, caption: null};
+    return {slots, caption: null, led: tableCards[0][0]};
   }
-  if (!lastTrick) return {slots, caption: null};
-  for (const [s, c] of lastTrick.pairs) {
-    slots[s] = cardFace(c, {cls: `played last ${s === lastTrick.winner ? 'winner' : ''}`});
+  if (!last || !last.current) return {slots, caption: null, led: null};
+  for (const [s, c] of last.pairs) {
+    slots[s] = cardFace(c, {cls: `played last ${s === last.winner ? 'winner' : ''} ${(last.marks && last.marks[s]) || ''}`});
   }
-  const caption = lastTrick.winner === null || lastTrick.winner === undefined
+  const caption = last.winner === null || last.winner === undefined
     ? t('Last trick')
-    : t('Last trick: {name} wins', {name: seatName(ctx, lastTrick.winner)});
-  return {slots, caption};
+    : t('Last trick: {name} wins', {name: seatName(ctx, last.winner)});
+  return {slots, caption, led: last.led};
+}
+
+// The last finished trick (of any deal: the board's "last trick" view outlives the deal) from its
+// event alone: {event, pairs: [[seat, card], ...] in the order played, led, winner, marks, current}.
+// `current` says it belongs to the deal (or round) on the table now.
+export function lastTrickOf(ctx, pairsOf, current) {
+  const ev = lastEvent(ctx, 'trick');
+  if (!ev) return null;
+  const pairs = pairsOf(ev);
+  return {event: ev, pairs, led: pairs.length ? pairs[0][0] : null, winner: ev.winner, marks: {}, current: current(ev)};
 }
 
 export function suitOf(card) { return splitCard(card).suit; }

@@ -2,8 +2,8 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardText, suitBadge, suitName } from '../cards.js';
-import { lastEvent, seatName } from '../board.js';
-import { chip, frenchCards, trickSlots } from './common.js';
+import { seatName } from '../board.js';
+import { chip, frenchCards, lastTrickOf, trickSlots } from './common.js';
 
 export default {
   id: 'euchre',
@@ -42,12 +42,11 @@ export default {
     out.push(h('span', {class: 'chip small team'}, s % 2 === 0 ? t('team A') : t('team B')));
     return out;
   },
+  lastTrick(ctx) {
+    return lastTrickOf(ctx, (ev) => ev.seats.map((s, i) => [s, ev.cards[i]]), (ev) => ev.deal === ctx.view.deal);
+  },
   played(ctx) {
-    const v = ctx.view;
-    let last = null;
-    const ev = lastEvent(ctx, 'trick');
-    if (ev && ev.deal === v.deal) last = {pairs: ev.seats.map((s, i) => [s, ev.cards[i]]), winner: ev.winner};
-    return trickSlots(ctx, v.table, last);
+    return trickSlots(ctx, ctx.view.table, ctx.game.lastTrick(ctx));
   },
   handNote(ctx) {
     return ctx.view.discard ? h('span', {class: 'muted note'}, ' · ', t('discarded'), ' ', cardFace(ctx.view.discard, {cls: 'small'})) : null;

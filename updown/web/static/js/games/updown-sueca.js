@@ -2,8 +2,8 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cardFace, suitBadge, suitName } from '../cards.js';
-import { lastEvent, seatName } from '../board.js';
-import { chip, frenchCards, trickSlots } from './common.js';
+import { seatName } from '../board.js';
+import { chip, frenchCards, lastTrickOf, trickSlots } from './common.js';
 
 export default {
   id: 'updown-sueca',
@@ -42,12 +42,11 @@ export default {
     if ((v.left || []).includes(s)) out.push(h('span', {class: 'tag warn'}, t('left')));
     return out;
   },
+  lastTrick(ctx) {
+    return lastTrickOf(ctx, (ev) => ev.cards, (ev) => ev.deal === ctx.view.deal);
+  },
   played(ctx) {
-    const v = ctx.view;
-    let last = null;
-    const ev = lastEvent(ctx, 'trick');
-    if (ev && ev.deal === v.deal) last = {pairs: ev.cards, winner: ev.winner};
-    return trickSlots(ctx, v.table, last);
+    return trickSlots(ctx, ctx.view.table, ctx.game.lastTrick(ctx));
   },
   handNote(ctx) {
     const d = ctx.view.my_discards || [];

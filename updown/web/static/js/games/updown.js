@@ -77,22 +77,30 @@ export default {
         last && last.round === v.round ? h('span', {class: 'last-result', 'data-last-trick': last.trick}, trickResult(ctx, last)) : null,
         h('span', {}, t('{k} of {n} have chosen; the cards are revealed together', {k: submitted.length, n}))]};
     }
-    const trick = lastEvent(ctx, 'trick');
-    if (!trick || trick.round !== v.round) {
+    const last = ctx.game.lastTrick(ctx);
+    if (!last || !last.current) {
       return {slots, caption: v.phase === 'lead' ? t('{name} changes the rules, then everyone chooses a card', {name: seatName(ctx, v.leader)}) : null};
     }
-    const cancelled = new Set(trick.cancelled || []);
-    const ineligible = new Set(trick.ineligible || []);
-    trick.cards.forEach((c, s) => {
+    for (const [s, c] of last.pairs) {
+      slots[s] = cardFace(c, {cls: `played last ${s === last.winner ? 'winner' : ''} ${last.marks[s] || ''}`});
+    }
+    return {slots, caption: trickResult(ctx, last.event)};
+  },
+  // The cards are shown together, so no card leads; a cancelled value and a card out of its
+  // player's suit are marked from the trick's event.
+  lastTrick(ctx) {
+    const ev = lastEvent(ctx, 'trick');
+    if (!ev) return null;
+    const cancelled = new Set(ev.cancelled || []);
+    const ineligible = new Set(ev.ineligible || []);
+    const pairs = []; const marks = {};
+    ev.cards.forEach((c, s) => {
       if (!c) return;
-      const value = rankValue(splitCard(c).rank);
-      const cls = ['played', 'last'];
-      if (s === trick.winner) cls.push('winner');
-      if (cancelled.has(value)) cls.push('cancelled');
-      else if (ineligible.has(s)) cls.push('ineligible');
-      slots[s] = cardFace(c, {cls: cls.join(' ')});
+      pairs.push([s, c]);
+      if (cancelled.has(rankValue(splitCard(c).rank))) marks[s] = 'cancelled';
+      else if (ineligible.has(s)) marks[s] = 'ineligible';
     });
-    return {slots, caption: trickResult(ctx, trick)};
+    return {event: ev, pairs, led: null, winner: ev.winner, marks, current: ev.round === ctx.view.round};
   },
   prompt(ctx) {
     const v = ctx.view;
