@@ -206,3 +206,27 @@ def axe_violations(page: Page, source: str) -> list[str]:
                           ".then(r => r.violations.map(v => [v.id, v.impact, v.help, v.nodes.slice(0, 4).map(n => n.target.join(' '))]))",
                           AXE_TAGS)
     return [f"{rule} ({impact}): {help_text}: {', '.join(nodes)}" for rule, impact, help_text, nodes in found]
+
+
+def play_until(page: Page, rng: random.Random, phase: str, on_table: str = "", *, timeout: float = 60.0,
+               tries: int = 8, prefer: tuple[str, ...] = ("play", "done", "pass")) -> bool:
+    """Click legal actions until it is the player's turn in ``phase`` (the page's ``data-phase``)
+    with something matching ``on_table`` in the page (a card on the table; "" for anything). After
+    ``tries`` such turns without it, the turn in ``phase`` alone will do. False if the game ends or
+    the time runs out first."""
+    deadline = time.time() + timeout
+    seen = 0
+    while time.time() < deadline and not finished(page):
+        state = page.evaluate(
+            "([ready, phase, sel]) => { const p = document.querySelector('.table-page');"
+            " return {mine: !!document.querySelector(ready), phase: p && p.dataset.phase === phase,"
+            " table: !sel || !!document.querySelector(sel)}; }", [READY, phase, on_table])
+        if not state["mine"]:
+            page.wait_for_timeout(40)
+            continue
+        if state["phase"]:
+            seen += 1
+            if state["table"] or seen > tries:
+                return True
+        click_one(page, rng, prefer)
+    return False
