@@ -19,7 +19,7 @@ playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, 
 
 from server_util import SHORT, Server  # noqa: E402
 from web_util import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_MISSING, SKIP_REASON, click_one, finished, new_page, \
-    register, shot  # noqa: E402
+    register, shot as full_shot  # noqa: E402
 
 pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
 
@@ -59,6 +59,12 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def shot(page: Any, name: str) -> None:
+    """A screenshot once no card is on its way (a trick sliding to its winner)."""
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    full_shot(page, name)
 
 
 def table_with_bots(page: Any, base: str, game: str, players: int, options: dict[str, Any] | None = None) -> None:
@@ -106,7 +112,7 @@ def shown_names(page: Any) -> list[str]:
 
 
 def test_euchre_tricks_are_explained_named_and_the_last_one_outlives_the_deal(server: Server, browser: Any) -> None:
-    page = new_page(browser, server.base, width=360, height=740)
+    page: Any = new_page(browser, server.base, width=360, height=740)
     register(page, "Trickreader")
     table_with_bots(page, server.base, "euchre", 4)
     rng = random.Random(7)
@@ -155,7 +161,7 @@ def test_tricks_are_explained_in_german(server: Server, browser: Any) -> None:
     """UP&DOWN and the Sueca Up&Down in German: the reason is the catalogue's German line, and the
     names and the led mark are there (the Sueca game); UP&DOWN's cards are shown together, so none
     is marked as led."""
-    page = new_page(browser, server.base, width=1280, height=800, lang="de")
+    page: Any = new_page(browser, server.base, width=1280, height=800, lang="de")
     register(page, "Stichleser")
     rng = random.Random(3)
 

@@ -50,15 +50,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def page(server: Server) -> Iterator[Any]:
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        pg = new_page(browser, server.base, **VIEWPORTS["phone"])
+        pg = new_page(browser, server.base, width=VIEWPORTS["phone"]["width"], height=VIEWPORTS["phone"]["height"])
         register(pg, "Viewportplayer")
         yield pg
         browser.close()
 
 
 def inside(box: dict[str, float] | None, size: dict[str, int]) -> bool:
-    return bool(box) and box["x"] >= -1 and box["y"] >= -1 and box["x"] + box["width"] <= size["width"] + 1 \
-        and box["y"] + box["height"] <= size["height"] + 1  # type: ignore[index]
+    if not box:
+        return False
+    return box["x"] >= -1 and box["y"] >= -1 and box["x"] + box["width"] <= size["width"] + 1 \
+        and box["y"] + box["height"] <= size["height"] + 1
 
 
 @pytest.mark.parametrize(("game", "players"), CASES, ids=[f"{g}-{n}" for g, n in CASES])
