@@ -114,7 +114,7 @@ def shown_names(page: Any) -> list[str]:
 def test_euchre_tricks_are_explained_named_and_the_last_one_outlives_the_deal(server: Server, browser: Any) -> None:
     page: Any = new_page(browser, server.base, width=360, height=740)
     register(page, "Trickreader")
-    table_with_bots(page, server.base, "euchre", 4)
+    table_with_bots(page, server.base, "euchre", 4, {"target": 10})  # no game ends in its first deal
     rng = random.Random(7)
     names = shown_names(page)
 
