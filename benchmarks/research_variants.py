@@ -68,17 +68,23 @@ from updown.core.registry import get_game  # noqa: E402
 
 GAME = get_game("updown")
 PLAYERS = 2
+VARIANTS: dict[str, tuple[int, dict[str, Any]]] = {"updown": (2, {"rounds": 1}), "euchre": (4, {"deals": 1})}
+"""Per game: the players and the options besides ``deck`` of its research variants (one round of
+UP&DOWN for two; one deal of Euchre)."""
 DEFAULT_DECKS = ("3:DS:1", "3:DS:2")
 DEFAULT_CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 ABOUT = {
     "3:DS:1": "2 and 3 of diamonds and spades, one card each (one trick: only the leader chooses)",
     "3:DS:2": "2 and 3 of diamonds and spades, two cards each (every card dealt: hands known)",
     "4:DS:2": "2 to 4 of diamonds and spades, two cards each, two set aside (hands hidden)",
+    "9JA:DH:1": "Euchre: 9, J, A of diamonds and hearts (both bowers), one card each, one undealt",
+    "JA:CDS:1": "Euchre: J, A of clubs, diamonds, spades (one bower missing), one card each, one undealt",
+    "9TJA:DH:1": "Euchre: 9, 10, J, A of diamonds and hearts, one card each, three undealt",
 }
 
 
-def options(deck: str) -> dict[str, Any]:
-    return {"rounds": 1, "deck": deck}
+def options(deck: str, game_id: str = "updown") -> dict[str, Any]:
+    return {**VARIANTS[game_id][1], "deck": deck}
 
 
 def info_string(state: State, seat: int) -> str:
@@ -116,11 +122,15 @@ class Export:
     """The exact tree of a research deck's game as Gambit EFG text (see the module docstring).
 
     ``on_infoset(info, view)`` is called once per information set, when it is first found, with
-    the seat's view there (to ask bots)."""
+    the seat's view there (to ask bots). With ``forced=False`` a decision with a single legal
+    action is not written: the walk plays it and goes on (the same game for CFR, best responses and
+    every policy, with fewer nodes: Euchre's one-card hands are played without a choice)."""
 
     deck: str
     on_infoset: OnInfoSet | None = None
-    infosets: list[dict[bytes, InfoSet]] = field(default_factory=lambda: [{} for _ in range(PLAYERS)])
+    game_id: str = "updown"
+    forced: bool = True
+    infosets: list[dict[bytes, InfoSet]] = field(default_factory=list)
     nodes: dict[str, int] = field(default_factory=lambda: {"chance": 0, "decision": 0, "terminal": 0})
     _lines: list[str] = field(default_factory=list)
     _labels: dict[str, int] = field(default_factory=dict)
@@ -129,11 +139,15 @@ class Export:
 
     def __post_init__(self) -> None:
         start = time.perf_counter()
-        self._walk(GAME.new_state(PLAYERS, GAME.options(options(self.deck))))
+        self.game = get_game(self.game_id)
+        self.players = VARIANTS[self.game_id][0]
+        self.infosets = [{} for _ in range(self.players)]
+        self._walk(self.game.new_state(self.players, self.game.options(options(self.deck, self.game_id))))
         self.seconds = time.perf_counter() - start
 
     def text(self) -> str:
-        head = f'EFG 2 R "UP&DOWN deck={self.deck}" {{ "seat 0" "seat 1" }}\n'
+        seats = " ".join(f'"seat {s}"' for s in range(self.players))
+        head = f'EFG 2 R "{self.game.name} deck={self.deck}" {{ {seats} }}\n'
         return head + "".join(self._lines)
 
     def load(self) -> Any:
@@ -154,7 +168,7 @@ class Export:
             s, p = stack.pop()
             if s.is_chance():
                 outcomes = s.chance_outcomes()
-                share = Fraction(1, len(outcomes))  # every outcome of every UP&DOWN chance step is equally likely
+                share = Fraction(1, len(outcomes))  # every outcome of every chance step is equally likely
                 for action, q in outcomes:
                     assert abs(q - float(share)) < 1e-12, (action, q)
                     child = s.clone()
@@ -186,8 +200,15 @@ class Export:
             for _p, s in runs:
                 self._walk(s)
             return
-        self.nodes["decision"] += 1
         seat = state.actors()[0]
+        if not self.forced:
+            legal = state.legal_actions(seat)
+            if len(legal) == 1:  # no choice: played, not written (the state is this call's own)
+                self.nodes["forced"] = self.nodes.get("forced", 0) + 1
+                state.apply(legal[0], seat)
+                self._walk(state)
+                return
+        self.nodes["decision"] += 1
         text = info_string(state, seat)
         self.longest = max(self.longest, len(text))
         key = hashlib.blake2b(text.encode(), digest_size=16).digest()
@@ -199,7 +220,7 @@ class Export:
                 self.on_infoset(info, state.view(seat))
         else:
             assert sorted(info.legal) == sorted(state.legal_actions(seat)), "one information set, two action sets"
-        names = " ".join(f'"{GAME.action_to_str(a)}"' for a in info.legal)
+        names = " ".join(f'"{self.game.action_to_str(a)}"' for a in info.legal)
         out(f'p "" {seat + 1} {info.number} "" {{ {names} }} 0\n')
         for action in info.legal:
             child = state.clone()
@@ -212,12 +233,13 @@ class Export:
         # written in ascending id order, labels already known first, new ones after (new ids are
         # higher than every known one).
         labels = self._labels
-        known = sorted((labels[GAME.action_to_str(a)], a) for a in legal if GAME.action_to_str(a) in labels)
-        new = [a for a in legal if GAME.action_to_str(a) not in labels]
+        name = self.game.action_to_str
+        known = sorted((labels[name(a)], a) for a in legal if name(a) in labels)
+        new = [a for a in legal if name(a) not in labels]
         for a in new:
-            labels[GAME.action_to_str(a)] = len(labels)
+            labels[name(a)] = len(labels)
         order = [a for _, a in known] + new
-        return InfoSet(seat, len(self.infosets[seat]) + 1, order, [labels[GAME.action_to_str(a)] for a in order])
+        return InfoSet(seat, len(self.infosets[seat]) + 1, order, [labels[name(a)] for a in order])
 
 
 # -- policies -----------------------------------------------------------------------------------------
@@ -230,10 +252,11 @@ class BotPolicies:
     """Asks bots at each information set of an :class:`Export` (pass :meth:`visit` as its
     ``on_infoset``) and keeps each bot's policy of the EFG game."""
 
-    def __init__(self, names: Sequence[str], seed: int = 0):
+    def __init__(self, names: Sequence[str], seed: int = 0, game_id: str = "updown"):
         from updown.bots import make_bot
         from updown.bots.search import EasyBot, NormalBot
 
+        game = get_game(game_id)
         self.names = list(names)
         self.policies: dict[str, Policy] = {name: {} for name in self.names}
         self.asked = {name: 0 for name in self.names}
@@ -241,12 +264,12 @@ class BotPolicies:
         self._bots: dict[str, list[Any]] = {}
         for name in self.names:
             seats = []
-            for seat in range(PLAYERS):
+            for seat in range(VARIANTS[game_id][0]):
                 rng = random.Random(seed * 1000 + seat)
-                if name == "normal":  # the generic level: UP&DOWN's own normal needs the batched engine
-                    seats.append(NormalBot(GAME, seat, rng))
+                if name == "normal":  # the generic level: the games' own normal need the batched engines
+                    seats.append(NormalBot(game, seat, rng))
                 elif name != "random":
-                    seats.append(make_bot(name, GAME, seat, rng))
+                    seats.append(make_bot(name, game, seat, rng))
             self._bots[name] = seats
         self._easy = EasyBot
 
@@ -314,7 +337,7 @@ def cfr_curve(game: Any, solver_name: str, iterations: int, checkpoints: Sequenc
 
 
 def python_cfr_on_adapter(deck: str, iterations: int, checkpoints: Sequence[int] = (),
-                          log: Callable[[str], None] = print) -> list[tuple[int, float, float]]:
+                          log: Callable[[str], None] = print, game_id: str = "updown") -> list[tuple[int, float, float]]:
     """OpenSpiel's Python ``CFRSolver`` on the adapter's game itself (no export); Python
     ``exploitability`` at the checkpoints. Slow: for the smallest decks."""
     import pyspiel
@@ -323,7 +346,8 @@ def python_cfr_on_adapter(deck: str, iterations: int, checkpoints: Sequence[int]
 
     import updown.adapters.openspiel  # noqa: F401  (registers the games)
 
-    game = pyspiel.load_game("python_updown_turns", {"players": PLAYERS, **options(deck)})
+    name = "python_updown_turns" if game_id == "updown" else f"python_{game_id}"
+    game = pyspiel.load_game(name, {"players": VARIANTS[game_id][0], **options(deck, game_id)})
     solver = cfr.CFRSolver(game)
     points = []
     solving = 0.0
@@ -334,7 +358,7 @@ def python_cfr_on_adapter(deck: str, iterations: int, checkpoints: Sequence[int]
         if it in checkpoints or it == iterations:
             value = float(python_exploitability.exploitability(game, solver.average_policy()))
             points.append((it, value, solving))
-            log(f"  python cfr on python_updown_turns {it:4d} iterations: exploitability {value:.6f}  "
+            log(f"  python cfr on {name} {it:4d} iterations: exploitability {value:.6f}  "
                 f"({solving:.1f} s solving)")
     return points
 
@@ -342,11 +366,15 @@ def python_cfr_on_adapter(deck: str, iterations: int, checkpoints: Sequence[int]
 # -- the benchmark ------------------------------------------------------------------------------------
 
 def run_deck(deck: str, iterations: int, checkpoints: Sequence[int], bots: Sequence[str],
-             normal_decks: Sequence[str], seed: int, log: Callable[[str], None] = print) -> dict[str, Any]:
+             normal_decks: Sequence[str], seed: int, log: Callable[[str], None] = print,
+             game_id: str = "updown", forced: bool | None = None) -> dict[str, Any]:
+    """One research deck: its export, the bots' exploitability and the solvers' curves. ``forced``
+    (default: UP&DOWN yes, Euchre no) writes the decisions without a choice (see :class:`Export`)."""
     names = [b for b in bots if b != "normal" or deck in normal_decks]
-    asked = BotPolicies(names, seed)
-    log(f"deck {deck}: {ABOUT.get(deck, '')}")
-    export = Export(deck, on_infoset=asked.visit)
+    asked = BotPolicies(names, seed, game_id)
+    log(f"{game_id} deck {deck}: {ABOUT.get(deck, '')}")
+    export = Export(deck, on_infoset=asked.visit, game_id=game_id,
+                    forced=(game_id == "updown") if forced is None else forced)
     text = export.text()
     sizes = [len(t) for t in export.infosets]
     several = sum(1 for i in export.all_infosets() if len(i.legal) > 1)
@@ -360,7 +388,7 @@ def run_deck(deck: str, iterations: int, checkpoints: Sequence[int], bots: Seque
     del text
     log(f"  loaded by pyspiel.load_efg_game in {time.perf_counter() - start:.1f} s")
     result: dict[str, Any] = {
-        "deck": deck, "about": ABOUT.get(deck, ""), "nodes": export.nodes, "infosets": sizes,
+        "game": game_id, "players": export.players, "deck": deck, "about": ABOUT.get(deck, ""), "nodes": export.nodes, "infosets": sizes,
         "infosets_with_choice": several, "longest_string": export.longest,
         "export_seconds": round(export.seconds, 1), "bots": {}, "curves": {},
     }
@@ -403,14 +431,18 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
                 ax.axhline(value, color=colour, linestyle=line, label=f"{name} {value:.3f}")
             else:  # a log scale has no 0: listed, not drawn
                 ax.plot([], [], color=colour, linestyle=line, label=f"{name} 0 (not drawn)")
-        ax.set_title(f"deck={res['deck']}  ({res['infosets'][0] + res['infosets'][1]:,} information sets)",
-                     fontsize=10)
+        game = res.get("game", "updown")
+        ax.set_title(f"{'Euchre ' if game == 'euchre' else ''}deck={res['deck']}  "
+                     f"({sum(res['infosets']):,} information sets)", fontsize=10)
         ax.set_xlabel("iterations")
-        ax.set_ylabel("exploitability (a game is worth ±1)")
+        ax.set_ylabel("exploitability (a game is worth ±1)" if game == "updown"
+                      else "exploitability (NashConv / 4; a deal is worth ±2/3)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("UP&DOWN research decks, 2 players, one round: OpenSpiel's CFR and the bots"
-                 if len(results) > 1 else "UP&DOWN research deck: CFR and the bots", fontsize=11)
+    games = {res.get("game", "updown") for res in results}
+    fig.suptitle("Euchre research decks, one deal: OpenSpiel's CFR and the bots" if games == {"euchre"} else
+                 "UP&DOWN research decks, 2 players, one round: OpenSpiel's CFR and the bots"
+                 if games == {"updown"} else "research decks: OpenSpiel's CFR and the bots", fontsize=11)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -418,7 +450,11 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--game", default="updown", choices=sorted(VARIANTS),
+                    help="updown (2 players, one round) or euchre (one deal)")
     ap.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="research decks, comma-separated")
+    ap.add_argument("--keep-forced", action="store_true",
+                    help="write the decisions without a choice too (Euchre leaves them out by default)")
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--checkpoints", default=",".join(map(str, DEFAULT_CHECKPOINTS)))
     ap.add_argument("--bots", default="greedy,easy,normal,random")
@@ -447,9 +483,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     results = []
     for deck in decks:
-        res = run_deck(deck, args.iterations, checkpoints, bots, args.normal_decks.split(","), args.seed)
+        res = run_deck(deck, args.iterations, checkpoints, bots, args.normal_decks.split(","), args.seed,
+                       game_id=args.game, forced=True if args.keep_forced else None)
         if args.python_cfr:
-            res["python_cfr_on_adapter"] = python_cfr_on_adapter(deck, args.python_cfr, checkpoints)
+            res["python_cfr_on_adapter"] = python_cfr_on_adapter(deck, args.python_cfr, checkpoints,
+                                                                game_id=args.game)
         results.append(res)
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

@@ -39,6 +39,16 @@ Readings the project takes where the text is silent (see ``docs/notes-euchre.md`
   a match otherwise ends when a team reaches ``target`` at the end of a deal. A seat's score is its
   team's points; the team with more points places first (both seats), the other second; equal
   points share first place.
+
+Research decks (option ``deck``, never offered for play; ``docs/research-variants.md``): the same
+rules with fewer cards, small enough for exact solvers. ``deck="RANKS:SUITS:HAND"`` holds the ranks
+``RANKS`` (letters of ``9TJQKA`` in that order, T for 10) of the suits ``SUITS`` (letters of
+``CDHS`` in that order) and deals ``HAND`` cards (1 to 5) to each seat, then the up-card; the rest
+stays undealt. The makers make with more than half the tricks and march with all of them. A bower
+whose card is not in the deck does not exist (the trump suit's other cards rank as usual); the
+second round may still name any suit but the turned-down one's, as the rulebook says, even one
+with no card in the deck. Card and action ids are the full deck's: a research deck is a subset of
+it. The default, ``deck="full"``, is the rulebook's game (``9TJQKA:CDHS:5`` plays the same games).
 """
 
 from __future__ import annotations
@@ -124,7 +134,6 @@ POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 """``POWER[trump][led][card]``: the highest power in a trick wins it."""
 RIGHT_BOWER = tuple(s * 6 + JACK for s in range(4))
-_FULL_DECK = list(range(NUM_CARDS))
 _ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
 """``_ONLY[seat]``: the actors when ``seat`` alone must act."""
 
@@ -160,6 +169,44 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
+FULL_DECK = "full"
+"""The ``deck`` option's default: the rulebook's 24 cards, five to each seat."""
+RANK_LETTERS = "9TJQKA"
+"""The ranks of a research deck, in order (T for 10): a card's rank is ``id % 6``."""
+_DECKS: dict[str, tuple[tuple[int, ...], int]] = {FULL_DECK: (tuple(range(NUM_CARDS)), HAND)}
+
+
+def _ordered_letters(text: str, alphabet: str) -> bool:
+    """``text`` is distinct letters of ``alphabet`` in its order (and not empty)."""
+    return bool(text) and set(text) <= set(alphabet) and text == "".join(sorted(set(text), key=alphabet.index))
+
+
+def deck_of(spec: str) -> tuple[tuple[int, ...], int]:
+    """The deck that the option ``deck`` names: its card ids (ascending) and the hand size.
+    Raises OptionsError for a spec that names no deck, or one too small to deal."""
+    known = _DECKS.get(spec)
+    if known is not None:
+        return known
+    parts = spec.split(":")
+    if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
+        raise OptionsError(f"deck must be full or RANKS:SUITS:HAND (a research deck, like 9JA:DH:1), not {spec!r}")
+    ranks, suits, hand = parts[0].upper(), parts[1].upper(), int(parts[2])
+    if not _ordered_letters(ranks, RANK_LETTERS):
+        raise OptionsError(f"a research deck's ranks are distinct letters of 9TJQKA (T=10) in that order, "
+                           f"not {parts[0]!r}")
+    if not _ordered_letters(suits, SUIT_LETTERS):
+        raise OptionsError(f"a research deck's suits are distinct letters of CDHS in that order, not {parts[1]!r}")
+    if not 1 <= hand <= HAND:
+        raise OptionsError(f"a research deck deals 1 to {HAND} cards to each seat, not {hand}")
+    cards = tuple(s * 6 + r for s in range(4) if SUIT_LETTERS[s] in suits
+                  for r in range(6) if RANK_LETTERS[r] in ranks)
+    if len(cards) < 4 * hand + 1:
+        raise OptionsError(f"the deck {spec} has {len(cards)} cards: too few for 4 hands of {hand} "
+                           "and the up-card")
+    made = _DECKS[spec] = (cards, hand)
+    return made
+
+
 @mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class EuchreOptions(GameOptions):
@@ -174,12 +221,18 @@ class EuchreOptions(GameOptions):
     deals: "Optional[int]" = dataclasses.field(  # noqa: UP007
         default=None, metadata={"help": "stop after this many deals (1: a single deal); default: play to target"}
     )
+    deck: str = dataclasses.field(
+        default=FULL_DECK,
+        metadata={"help": "research only: full, or RANKS:SUITS:HAND, a reduced deck (ranks of 9TJQKA, "
+                          "T=10, of SUITS, HAND cards each)", "research": True},
+    )
 
     def check(self, players: int) -> None:
         if not 1 <= self.target <= 100:
             raise OptionsError(f"target must be 1 to 100, not {self.target}")
         if self.deals is not None and not 1 <= self.deals <= 1000:
             raise OptionsError(f"deals must be 1 to 1000, not {self.deals}")
+        deck_of(self.deck)
 
 
 class Phase(IntEnum):
@@ -288,6 +341,7 @@ class EuchreState(State):
         "deal_seat", "upcard", "up_taken", "passes", "trump", "maker", "alone", "defender",
         "out", "discarded", "leader", "turn", "trick", "trick_cards", "trick_seats", "won",
         "played", "totals", "history", "deal_log_start", "_actors", "eff", "led", "active", "next_seat",
+        "cards", "hand_size",
     )
 
     def __init__(self, game: EuchreGame, players: int, options: EuchreOptions, *, _empty: bool = False):
@@ -296,6 +350,8 @@ class EuchreState(State):
         self.options = options
         if _empty:
             return
+        self.cards, self.hand_size = deck_of(options.deck)
+        """The deck's card ids and the hand size (the full deck's unless ``deck`` names a research deck)."""
         self.log: list[Event] = []
         self.deal_no = 0
         self.dealer = -1
@@ -310,7 +366,7 @@ class EuchreState(State):
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
         self.hands: list[list[int]] = [[], [], [], []]
-        self.deck = _FULL_DECK[:]
+        self.deck = list(self.cards)
         self.deal_seat = (self.dealer + 1) & 3
         self.upcard = -1
         self.up_taken = False
@@ -433,7 +489,7 @@ class EuchreState(State):
                     raise self._not_in_deck(action) from None
                 hand = self.hands[self.deal_seat]
                 hand.append(action)
-                if len(hand) == HAND:
+                if len(hand) == self.hand_size:
                     self._dealt(hand)
                 return
             if phase <= _UPCARD:
@@ -629,7 +685,7 @@ class EuchreState(State):
         self.trick_cards = []
         self.trick_seats = []
         self.led = -1
-        if self.trick == HAND:
+        if self.trick == self.hand_size:
             self._end_deal(self.maker)
             return
         self.leader = win_seat
@@ -643,10 +699,10 @@ class EuchreState(State):
         if maker is not None:
             mt = team_of(maker)
             made = teams[mt]
-            if made == 5:
+            if made == self.hand_size:  # all the tricks (five in the rulebook's game)
                 points[mt] = 4 if self.alone else 2
                 outcome = "alone march" if self.alone else "march"
-            elif made >= 3:
+            elif 2 * made > self.hand_size:  # more than half (three or four)
                 points[mt] = 1
                 outcome = "made"
             else:
@@ -710,7 +766,7 @@ class EuchreState(State):
             "out": [s for s in range(4) if not self._active(s)] if in_deal else [],
             "leader": self.leader if self.leader >= 0 else None,
             "table": [[s, CARD_STR[c]] for s, c in zip(self.trick_seats, self.trick_cards)],
-            "trick": min(self.trick + 1, HAND),
+            "trick": min(self.trick + 1, self.hand_size),
             "tricks": list(self.won),
             "team_tricks": [self.won[0] + self.won[2], self.won[1] + self.won[3]],
             "hand_sizes": [len(h) for h in self.hands],
@@ -749,6 +805,8 @@ class EuchreState(State):
 
     def clone(self) -> EuchreState:
         c = EuchreState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c.cards = self.cards
+        c.hand_size = self.hand_size
         c.log = list(self.log)
         c.phase = self.phase
         c.deal_no = self.deal_no
@@ -808,6 +866,7 @@ class EuchreWorlds(WorldSampler):
         if type(seat) is not int or not 0 <= seat < 4:
             raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
         st = EuchreState(GAME, 4, GAME.Options.from_dict(view["options"]), _empty=True)
+        st.cards, st.hand_size = deck_of(st.options.deck)
         log: list[Event] = view["log"]
         if not all(type(e) is FrozenDict for e in log):
             log = [freeze(e) for e in log]
@@ -866,7 +925,7 @@ class EuchreWorlds(WorldSampler):
         if phase == _DEALER:
             dealt = 0
         elif phase == _DEAL:
-            dealt = next((i for i, s in enumerate(order) if sizes[s] < HAND), 4)
+            dealt = next((i for i, s in enumerate(order) if sizes[s] < st.hand_size), 4)
         else:
             dealt = 4
         st.deal_seat = order[dealt] if dealt < len(order) else (dealer if dealer >= 0 else 0)
@@ -882,7 +941,7 @@ class EuchreWorlds(WorldSampler):
             seen.add(upcard)
         if own_discard >= 0:
             seen.add(own_discard)
-        pool = [c for c in range(NUM_CARDS) if c not in seen]
+        pool = [c for c in st.cards if c not in seen]
         # Bins: each other seat's hand, then the hidden discard (if any), then the undealt cards.
         self.others = [s for s in range(4) if s != seat]
         bin_sizes = [sizes[s] - (1 if known_up and s == dealer else 0) for s in self.others]
