@@ -80,6 +80,7 @@ ABOUT = {
     "9JA:DH:1": "Euchre: 9, J, A of diamonds and hearts (both bowers), one card each, one undealt",
     "JA:CDS:1": "Euchre: J, A of clubs, diamonds, spades (one bower missing), one card each, one undealt",
     "9TJA:DH:1": "Euchre: 9, 10, J, A of diamonds and hearts, one card each, three undealt",
+    "9TJQK:H:1": "Euchre: 9 to K of hearts, one card each, none undealt (a named suit has no card but JH)",
 }
 
 
@@ -489,11 +490,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             res["python_cfr_on_adapter"] = python_cfr_on_adapter(deck, args.python_cfr, checkpoints,
                                                                 game_id=args.game)
         results.append(res)
+        if args.json:  # after every deck: a long run stopped later keeps what it has done
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
     if args.plot:
         plot(results, Path(args.plot))
         print(f"plot: {args.plot}")
