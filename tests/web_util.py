@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from server_util import Server
 
 CHROMIUM = os.environ.get("UPDOWN_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_MISSING = not os.path.isfile(CHROMIUM) or not os.access(CHROMIUM, os.X_OK)
@@ -18,6 +22,33 @@ SKIP_REASON = f"no Chromium at {CHROMIUM}: set UPDOWN_TEST_CHROMIUM (eval \"$(.c
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SHOTS = Path(__file__).resolve().parent.parent / "test-output" / "screenshots"
+
+
+# -- the fixtures every browser test module shares: `from web_util import browser, server` ----------
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """A real ``updown serve`` on SQLite for the test module (its folder named after the module:
+    ``web``, ``web-table``, ...)."""
+    tmp = tmp_path_factory.mktemp(request.module.__name__.removeprefix("test_").replace("_", "-"))
+    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium for the test module."""
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def no_errors(*pages: Any) -> None:
+    """No page had a JavaScript error (new_page collects them)."""
+    for page in pages:
+        assert page.errors == [], page.errors
+
 
 ENABLED = "[data-action]:not([disabled]):not([aria-disabled='true'])"
 READY = f".table-page[data-busy='0'] {ENABLED}"
@@ -147,7 +178,7 @@ def click_one(page: Page, rng: random.Random, prefer: tuple[str, ...] = (), unle
             "n0 => { const el = document.querySelector('.table-page');"
             " return !el || el.dataset.n !== n0 || document.querySelector('[data-results], .banner.error'); }",
             arg=n0, timeout=15_000)
-        return choice
+        return str(choice)
     return None
 
 

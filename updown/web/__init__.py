@@ -5,7 +5,8 @@ The server's ``create_app`` calls :func:`mount` when this package is present. Ev
 game reaches the browser through the server's public API and WebSocket; the helpers here serve
 only what the page itself needs:
 
-* ``GET /web/i18n/{lang}``: the page's own strings (gettext domain ``web``) as JSON;
+* ``GET /web/i18n/{lang}``: the page's own strings (gettext domain ``web``) and the card letters
+  of that language (the terminal's, ``{"J": "B", "Q": "D", ...}``) as JSON;
 * ``POST /web/replay``: a game record stepped through the engine, each step's spectator view
   (and every seat's hand only for a finished record);
 
@@ -28,7 +29,7 @@ def mount(app: Any) -> None:
     from starlette.staticfiles import StaticFiles
 
     from updown.server.errors import coded
-    from updown.web.i18n import LANGS, catalogue
+    from updown.web.i18n import LANGS, catalogue, rank_letters
     from updown.web.replay import MAX_RECORD_BYTES, ReplayError, replay_steps
 
     class Static(StaticFiles):
@@ -53,7 +54,7 @@ def mount(app: Any) -> None:
         if lang not in LANGS:
             detail = f"no language {lang[:8]!r} (we have {', '.join(LANGS)})"
             return JSONResponse({"detail": detail, **coded(detail)}, status_code=404)
-        return JSONResponse({"lang": lang, "messages": catalogue(lang)})
+        return JSONResponse({"lang": lang, "messages": catalogue(lang), "ranks": rank_letters(lang)})
 
     @app.post("/web/replay", include_in_schema=False)
     async def replay(request: Request) -> JSONResponse:

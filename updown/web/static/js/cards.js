@@ -1,6 +1,8 @@
-// French-suited cards (UP&DOWN, Euchre, Sueca) drawn from their notation: "QH", "10S".
+// French-suited cards (UP&DOWN, Euchre, Sueca) drawn from their notation: "QH", "10S". The notation
+// stays English wherever a card is sent or named in an attribute (data-card, data-action, data-c);
+// what is shown uses the card letters of the page's language (rankLetter: D♥ in German).
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { rankLetter, t } from './i18n.js';
 
 export const SUIT_SYMBOL = {C: '♣', D: '♦', H: '♥', S: '♠'};
 const RANK_VALUE = {J: 11, Q: 12, K: 13, A: 14};
@@ -19,10 +21,10 @@ export function cardLabel(card) {
   return t('{rank} of {suit}', {rank: r, suit: suitName(suit)});
 }
 
-// A card as text: "10♥".
+// A card as text in the page's letters: "10♥", "Q♥" (German and Portuguese "D♥").
 export function cardText(card) {
   const {rank, suit} = splitCard(card);
-  return `${rank}${SUIT_SYMBOL[suit] || suit}`;
+  return `${rankLetter(rank)}${SUIT_SYMBOL[suit] || suit}`;
 }
 
 // The face of a card. opts.cls adds classes.
@@ -31,7 +33,7 @@ export function cardFace(card, opts = {}) {
   const red = suit === 'H' || suit === 'D';
   return h('span', {class: `card ${red ? 'red' : 'black'} suit-${suit} ${opts.cls || ''}`, title: cardLabel(card),
                     'aria-label': cardLabel(card), role: 'img', 'data-c': card},
-    h('span', {class: 'rank'}, rank), h('span', {class: 'pip'}, SUIT_SYMBOL[suit] || suit));
+    h('span', {class: 'rank'}, rankLetter(rank)), h('span', {class: 'pip'}, SUIT_SYMBOL[suit] || suit));
 }
 
 export function cardBack(opts = {}) {

@@ -1,6 +1,9 @@
 // The page's strings: msgids are English; /web/i18n/{lang} gives the translations (gettext domain "web").
 export const LANGS = [['en', 'English'], ['de', 'Deutsch'], ['pt', 'Português']];
 let messages = {};
+// The card letters of the page's language, keyed by the notation's (J Q K A): the terminal's table
+// (updown.i18n.events.RANK_LETTERS), sent with the strings. English letters are the notation's.
+let ranks = {};
 export let lang = 'en';
 
 export function preferredLang() {
@@ -16,13 +19,14 @@ export function preferredLang() {
 export async function setLang(code) {
   if (!LANGS.some(([x]) => x === code)) code = 'en';
   let msgs = {};
+  let letters = {};
   if (code !== 'en') {
     try {
       const r = await fetch(`/web/i18n/${code}`);
-      if (r.ok) msgs = (await r.json()).messages;
+      if (r.ok) { const body = await r.json(); msgs = body.messages; letters = body.ranks || {}; }
     } catch (e) { /* English it is */ }
   }
-  messages = msgs; lang = code;
+  messages = msgs; ranks = letters; lang = code;
   localStorage.setItem('updown.lang', code);
   document.documentElement.lang = code;
 }
@@ -33,3 +37,6 @@ export function t(msgid, params) {
   if (params) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
   return s;
 }
+
+// A rank as players of the page's language read it: "Q" -> "D" in German and Portuguese; 2..10 as they are.
+export function rankLetter(rank) { return ranks[rank] || rank; }

@@ -74,7 +74,7 @@ export default {
     let m = /^name ([CDHS])( alone)?$/.exec(a);
     if (m) return m[2] ? t('Name {suit}, alone', {suit: suitName(m[1])}) : t('Name {suit}', {suit: suitName(m[1])});
     m = /^discard (.+)$/.exec(a);
-    if (m) return t('Discard {card}', {card: m[1]});
+    if (m) return t('Discard {card}', {card: cardText(m[1])});
     return a;
   },
 };

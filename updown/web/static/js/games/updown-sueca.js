@@ -1,7 +1,7 @@
 // The Sueca Up&Down: trump, who plays and who sits out, the scores, the RISCOS at stake.
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { cardFace, suitBadge, suitName } from '../cards.js';
+import { cardFace, cardText, suitBadge, suitName } from '../cards.js';
 import { seatName } from '../board.js';
 import { chip, frenchCards, lastTrickOf, trickSlots } from './common.js';
 
@@ -67,7 +67,7 @@ export default {
     let m = /^trump ([CDHS])$/.exec(a);
     if (m) return t('Trump: {suit}', {suit: suitName(m[1])});
     m = /^discard (.+)$/.exec(a);
-    if (m) return t('Exchange {card}', {card: m[1]});
+    if (m) return t('Exchange {card}', {card: cardText(m[1])});
     return a;
   },
 };
