@@ -250,3 +250,15 @@ def test_keep_holds_to_the_rules_card_unless_another_is_clearly_better() -> None
         assert held(GAME, 0, random.Random(1)).act(view, legal) == want
         differs += free(GAME, 0, random.Random(1)).act(view, legal) != want
     assert differs > 0
+
+
+def test_shrunk_choice_keeps_the_rule_within_the_noise_and_leaves_it_for_a_clear_gain() -> None:
+    from updown.bots.updown_greedy import shrunk_choice
+
+    # Gains no larger than their noise: nothing is left once shrunk, the rule's action stays.
+    assert shrunk_choice([0.0, 0.3, -0.2, 0.1], [0.0, 0.4, 0.4, 0.4], own=0) == 0
+    # Actions that truly differ: the largest gain, shrunk by its own noise, wins.
+    assert shrunk_choice([0.0, 2.0, -3.0, 1.0], [0.0, 0.2, 0.2, 0.2], own=0) == 1
+    # A large but noisy gain can lose to a smaller, surer one.
+    assert shrunk_choice([0.0, 2.2, -3.0, 2.0], [0.0, 3.0, 0.2, 0.1], own=0) == 3
+    assert shrunk_choice([1.0], [0.0], own=0) == 0

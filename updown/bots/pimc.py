@@ -292,6 +292,10 @@ class PimcBot(Bot):
     """Batched playouts (UP&DOWN): the other seats' secret choices already made in this trick are
     made again in each world by the playout policy from that world's hands, instead of being drawn
     at random with the hidden cards (``deal_values(..., rechoose=True)``)."""
+    narrow: int | None = None
+    """Batched playouts: after the first batch (``min_worlds``), only this many actions, the best
+    by their means so far, get further worlds; the others keep the first batch's means. A budget
+    then buys several times the worlds for the actions that can still be the choice."""
     chunk: int = 25
     """Batched playouts under a time budget: the first batch's worlds. It measures the pace; the
     next batches take as many worlds as the time left allows."""
@@ -307,6 +311,8 @@ class PimcBot(Bot):
         self._policies: list[Bot] | None = None
         self.used = 0
         """Worlds used by the last decision."""
+        self._pinned: int | None = None
+        """An action that ``narrow`` keeps searched whatever its mean (a level's anchor)."""
 
     def _scalar_policies(self, players: int) -> list[Bot]:
         if self._policies is None:
@@ -340,32 +346,48 @@ class PimcBot(Bot):
                 deadline=deadline, min_worlds=self.min_worlds, depth=self.depth,
                 valued=self.valued, against=against, race=race, own_best=self.own_best_for(view))
             return means, errors
-        if deadline is None:
+        if deadline is None and self.narrow is None:
             m, e = self.batch_values(sampler, self.worlds, legal)
             self.used = self.worlds
             return [float(x) for x in m], [float(x) for x in e]
         # Under a time budget: batches of worlds, until the worlds or the time run out. A batch
-        # costs a fixed part (numpy's work per step) and a part per world, so the first batch
-        # measures the pace and the time left goes to as few, large batches as fit.
+        # costs a fixed part (numpy's work per step) and a part per game (a world once per action
+        # searched), so the first batch measures the pace and the time left goes to as few, large
+        # batches as fit. With ``narrow``, the batches after the first play only the actions best
+        # so far, so more worlds go to the ones that can still be the choice.
         total = np.zeros(len(legal))
         var = np.zeros(len(legal))
+        count = np.zeros(len(legal))
+        active = list(range(len(legal)))
         self.used = 0
-        costs: list[tuple[int, float]] = []
+        costs: list[tuple[int, float]] = []  # (games, seconds) of each batch
         while self.used < self.worlds:
             n = min(self.chunk, self.worlds - self.used)
             if self.used >= self.min_worlds:
-                n = min(self.worlds - self.used, _chunk_that_fits(costs, 0.9 * (deadline - time.perf_counter())))
-                if self.batch_games is not None:
-                    n = min(n, max(1, self.batch_games // len(legal)))
-                if n < 1:
-                    break
+                if self.narrow is not None and len(active) > self.narrow:
+                    so_far = total / np.maximum(count, 1)
+                    active = sorted(active, key=lambda i: -so_far[i])[:self.narrow]
+                    pinned = legal.index(self._pinned) if self._pinned in legal else None
+                    if pinned is not None and pinned not in active:
+                        active[-1] = pinned
+                if deadline is None:
+                    n = self.worlds - self.used
+                else:
+                    games = _chunk_that_fits(costs, 0.9 * (deadline - time.perf_counter()))
+                    n = min(self.worlds - self.used, games // len(active))
+                    if self.batch_games is not None:
+                        n = min(n, max(1, self.batch_games // len(active)))
+                    if n < 1:
+                        break
             began = time.perf_counter()
-            m, e = self.batch_values(sampler, n, legal)
-            costs.append((n, time.perf_counter() - began))
-            total += n * np.asarray(m, dtype=float)
-            var += (n * np.asarray(e, dtype=float)) ** 2
+            m, e = self.batch_values(sampler, n, [legal[i] for i in active])
+            costs.append((n * len(active), time.perf_counter() - began))
+            for j, i in enumerate(active):
+                total[i] += n * float(m[j])
+                var[i] += (n * float(e[j])) ** 2
+                count[i] += n
             self.used += n
-        return [float(x) for x in total / self.used], [float(x) for x in np.sqrt(var) / self.used]
+        return ([float(x) for x in total / count], [float(x) for x in np.sqrt(var) / count])
 
     def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
         """Batched playouts: ``n`` worlds drawn from ``sampler``, each action's mean margin and its
