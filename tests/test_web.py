@@ -270,10 +270,11 @@ def test_every_page_and_every_game_fits_a_360px_phone(server: Server, browser: o
     page.wait_for_timeout(150)
     page.eval_on_selector(".hand-wrap", "el => el.scrollIntoView({block: 'end'})")
     page.screenshot(path=str(SHOTS / "phone-updown-trick.png"))  # what the player sees, not the whole page
-    caption = page.locator(".caption")
+    # The line under the trick says who won it and why ("Trick 1 (UP, trump 4): … wins with …").
+    caption = page.locator(".trick-why")
     said = caption.inner_text() if caption.count() else ""
     box, hand = caption.bounding_box() if caption.count() else None, page.locator(".hand-wrap").bounding_box()
-    if "Trick 1:" not in said:
+    if not said.startswith("Trick 1 ("):
         problems.append(f"UP&DOWN: the table does not say who won trick 1: {said!r}")
     elif not (box and hand and box["y"] >= 0 and hand["y"] + hand["height"] <= PHONE["height"] + 1):
         problems.append(f"UP&DOWN: trick 1's result is out of view with the hand: {box}, {hand}")

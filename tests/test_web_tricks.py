@@ -172,6 +172,9 @@ def test_tricks_are_explained_in_german(server: Server, browser: Any) -> None:
     assert line.startswith("Stich ") and " wins " not in line and "Gieriger Bot" in line, line
     assert any(word in line for word in ("gewinnt mit", "Pott", "abgelegt")), line
     assert state["why"] == line and page.locator(".trick-why").is_visible()
+    # Said once: no short "Stich 1: … gewinnt" beside the line that says it with its reason.
+    assert page.locator(".caption .last-result").count() == 0
+    assert "Stich" not in (page.inner_text(".caption") if page.locator(".caption").count() else ""), page.inner_text(".felt")
     assert page.locator(".trick .led-mark").count() == 0
     page.click("[data-last-toggle]")
     page.wait_for_selector("[data-last-trick-view]:not([hidden])")

@@ -1,7 +1,8 @@
 """Hand and trick on one screen (issue 32): for every game and every player count it allows, at
 360 × 740 (a phone) and at 1280 × 800 (a desktop), when it is the player's turn to play a card,
 the cards on the table (the trick; Up or Down?'s display) and the player's hand are both inside
-the viewport together, and nothing scrolls sideways. In Debian's Chromium over a real
+the viewport together, nothing scrolls sideways, the names under the cards on the table are
+whole (two lines at most) and Up or Down?'s empty columns share one line. In Debian's Chromium over a real
 ``updown serve``; screenshots ``viewport-<game>-<players>-<phone|desktop>.png`` (the viewport, as
 the player sees it).
 """
@@ -56,6 +57,20 @@ def page(server: Server) -> Iterator[Any]:
         browser.close()
 
 
+# What the player reads on the felt: names under the cards on the table that are cut (clipped or
+# ended with "…", or without the whole name in their title), and Up or Down?'s players whose empty
+# columns take more than one line.
+READABLE = """() => {
+  const cut = [...document.querySelectorAll('.trick .slot-name, .last-trick .slot-name')].filter((el) =>
+    el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1 || el.title !== el.textContent)
+    .map((el) => el.textContent);
+  const tall = [...document.querySelectorAll('.player-row')].filter((row) =>
+    new Set([...row.querySelectorAll('.column.empty')].map((el) => Math.round(el.getBoundingClientRect().top))).size > 1)
+    .map((row) => row.querySelector('.seat-name').textContent);
+  return {cut, tall};
+}"""
+
+
 def inside(box: dict[str, float] | None, size: dict[str, int]) -> bool:
     if not box:
         return False
@@ -90,6 +105,11 @@ def test_the_trick_and_the_hand_fit_one_screen(server: Server, page: Any, game: 
             problems.append(f"{where}: the hand is not in view: {hand}")
         if not inside(table, size):
             problems.append(f"{where}: the cards on the table are not in view with the hand: {table}")
+        readable = page.evaluate(READABLE)
+        if readable["cut"]:
+            problems.append(f"{where}: names cut short under the cards: {readable['cut']}")
+        if readable["tall"]:
+            problems.append(f"{where}: empty columns on more than one line: {readable['tall']}")
         width, out = sideways(page)
         if width > size["width"] or out:
             problems.append(f"{where}: {width} px wide: {out}")

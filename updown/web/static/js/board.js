@@ -134,7 +134,9 @@ export function eventLine(ctx, ev) {
 
 // A card on the table with its player's name under it, and the "led" mark on the card that led.
 function trickCard(ctx, s, node, led) {
-  return [node, h('span', {class: 'slot-name'}, seatName(ctx, s)),
+  const name = seatName(ctx, s);
+  // A long name wraps to two lines under the card (then is cut); the whole name is in its title.
+  return [node, h('span', {class: 'slot-name', title: name}, name),
     s === led ? h('span', {class: 'led-mark', title: t('This card led the trick')}, t('led')) : null];
 }
 

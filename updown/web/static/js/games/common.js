@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardLabel, cardText, splitCard } from '../cards.js';
-import { lastEvent, legalMap, seatName } from '../board.js';
+import { eventLine, lastEvent, legalMap, seatName } from '../board.js';
 
 export const frenchCards = {
   handCards: (view) => view.hand || [],
@@ -36,7 +36,8 @@ export function trickSlots(ctx, tableCards, last) {
   for (const [s, c] of last.pairs) {
     slots[s] = cardFace(c, {cls: `played last ${s === last.winner ? 'winner' : ''} ${(last.marks && last.marks[s]) || ''}`});
   }
-  const caption = last.winner === null || last.winner === undefined
+  // The board's line under the trick says who won and why; this short caption stands in without one.
+  const caption = eventLine(ctx, last.event) ? null : last.winner === null || last.winner === undefined
     ? t('Last trick')
     : t('Last trick: {name} wins', {name: seatName(ctx, last.winner)});
   return {slots, caption, led: last.led};

@@ -65,10 +65,12 @@ function columnNode(ctx, s, k, col) {
       col.cards.map((c) => numCard(c, {cls: 'small'})), h('span', {class: 'col-score'}, `= ${col.score}`))
     : h('span', {class: 'col-body muted'}, t('empty'));
   const parts = [h('span', {class: 'col-no'}, `${k}`), body];
+  // Empty columns are small and share a line (app.css), so they take no screen height.
+  const cls = col ? 'column' : 'column empty';
   if (mine && canPlay(ctx, `col ${k}`)) {
-    return h('div', {class: 'column'}, actionButton(ctx, `col ${k}`, parts, {cls: 'col-btn', label: t('Put it on column {k}', {k})}));
+    return h('div', {class: cls}, actionButton(ctx, `col ${k}`, parts, {cls: 'col-btn', label: t('Put it on column {k}', {k})}));
   }
-  const out = h('div', {class: 'column'}, parts);
+  const out = h('div', {class: cls}, parts);
   if (mine && canPlay(ctx, `give up ${k}`)) out.appendChild(actionButton(ctx, `give up ${k}`, t('give up'), {cls: 'small-btn'}));
   return out;
 }

@@ -2,7 +2,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cardBack, cardFace, rankValue, splitCard, suitBadge, suitName } from '../cards.js';
-import { lastEvent, seatName } from '../board.js';
+import { eventLine, lastEvent, seatName } from '../board.js';
 import { chip, frenchCards } from './common.js';
 
 function die(n) { return h('span', {class: 'die', title: t('die {n}', {n})}, String(n)); }
@@ -71,10 +71,13 @@ export default {
         else if (submitted.includes(s)) slots[s] = cardBack({title: t('has chosen')});
         else slots[s] = h('span', {class: 'card empty', title: t('still choosing')}, '…');
       }
-      // The last trick's result stays in view while the next one is chosen (bots choose at once).
+      // The last trick's result stays in view while the next one is chosen (bots choose at once):
+      // the board's line under the trick says it with its reason; this short one only stands in
+      // where there is no line.
       const last = lastEvent(ctx, 'trick');
       return {slots, caption: [
-        last && last.round === v.round ? h('span', {class: 'last-result', 'data-last-trick': last.trick}, trickResult(ctx, last)) : null,
+        last && last.round === v.round && !eventLine(ctx, last)
+          ? h('span', {class: 'last-result', 'data-last-trick': last.trick}, trickResult(ctx, last)) : null,
         h('span', {}, t('{k} of {n} have chosen; the cards are revealed together', {k: submitted.length, n}))]};
     }
     const last = ctx.game.lastTrick(ctx);
@@ -84,7 +87,7 @@ export default {
     for (const [s, c] of last.pairs) {
       slots[s] = cardFace(c, {cls: `played last ${s === last.winner ? 'winner' : ''} ${last.marks[s] || ''}`});
     }
-    return {slots, caption: trickResult(ctx, last.event)};
+    return {slots, caption: eventLine(ctx, last.event) ? null : trickResult(ctx, last.event)};
   },
   // The cards are shown together, so no card leads; a cancelled value and a card out of its
   // player's suit are marked from the trick's event.
