@@ -20,6 +20,7 @@ import logging
 import math
 import time
 import weakref
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -189,6 +190,9 @@ class Limiter:
         self._sockets: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._closed: weakref.WeakSet[Any] = weakref.WeakSet()
         self._next_socket = 0
+        self._messages: weakref.WeakKeyDictionary[Any, deque[float]] = weakref.WeakKeyDictionary()
+        """Each socket's message times in the last window of ``socket_messages``: the same moving
+        window as ``self.local``'s, counted here because every message of every socket passes it."""
 
     # -- the counts -------------------------------------------------------------------------------
     async def _take(self, item: RateLimitItem | None, key: tuple[str, ...], message: str, cost: int = 1,
@@ -264,7 +268,15 @@ class Limiter:
         if key is None:
             self._next_socket += 1
             key = self._sockets[conn] = f"socket-{self._next_socket}"
-        if await self.local.hit(self.socket_rate, "socket", key):
+        times = self._messages.get(conn)
+        if times is None:
+            times = self._messages[conn] = deque()
+        now = time.time()
+        window = self.socket_rate.get_expiry()
+        while times and times[0] <= now - window:
+            times.popleft()
+        if len(times) < self.socket_rate.amount:
+            times.append(now)
             return True
         from updown.server.metrics import LIMITED
 
@@ -277,8 +289,7 @@ class Limiter:
             except Exception:  # already gone
                 pass
             return False
-        stats = await self.local.get_window_stats(self.socket_rate, "socket", key)
-        retry = max(0.0, stats.reset_time - time.time())
+        retry = max(0.0, times[0] + window - time.time())
         await conn.send_json({"type": "error", "id": _message_id(text), "code": "rate-limited",
                               "message": f"too many messages ({self.socket_rate}); this one was ignored, "
                                          f"send it again in {retry:.1f} s",
