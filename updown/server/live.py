@@ -32,7 +32,7 @@ from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
 from updown.server.outage import DATABASE, ServiceHealth, first_line, is_outage, retried
 from updown.server.reasons import why_not
-from updown.server.store import Conflict, Finish, Posting, Store, StepRow, Unbalanced
+from updown.server.store import Actor, Conflict, Finish, Posting, Store, StepRow, Unbalanced, Unheld
 
 log = logging.getLogger("updown.server")
 
@@ -52,6 +52,16 @@ class ActionError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class Unseated(ActionError):
+    """A person's action refused where its step was to be stored: the session had ended, or the seat
+    was no longer the account's. Nothing was stored; the socket is closed."""
+
+    def __init__(self, signed_out: bool):
+        super().__init__("not-your-seat", "this seat is no longer yours (you left, were signed out, or it was "
+                                          "freed); reconnect to watch")
+        self.signed_out = signed_out
 
 
 def standin_bot(game: Game[Any]) -> str:
@@ -336,10 +346,12 @@ class Live:
         result = state.result()
         return Finish(result.to_dict(), {}, {}, f"table:{self.id}:end")
 
-    async def submit(self, seat: int, action: int, client_id: str | None, by: str) -> int:
+    async def submit(self, seat: int, action: int, client_id: str | None, by: str, actor: Actor | None = None) -> int:
         """Check, store, then apply one seat's action; returns its step number.
 
-        The caller acknowledges and then calls :attr:`notify` (broadcast, bus, driver)."""
+        ``actor``: a person's session and account, checked in the transaction that stores the step
+        (:class:`Unseated` if it no longer holds the seat). The caller acknowledges and then calls
+        :attr:`notify` (broadcast, bus, driver)."""
         async with self.lock:
             for _attempt in range(5):
                 if client_id is not None and (seat, client_id) in self.client_ids:
@@ -362,10 +374,12 @@ class Live:
                     self.health.failed(DATABASE, err)
                     raise ActionError("busy", BUSY) from None
                 try:
-                    await self._commit([row], finish)
+                    await self._commit([row], finish, actor)
                 except Conflict:
                     await self._catch_up_after_conflict()
                     continue
+                except Unheld as err:
+                    raise Unseated(err.signed_out) from None
                 except Unbalanced as err:
                     log.error("%s", err)
                     raise ActionError("unbalanced", "the ledger entries of this step do not balance; "
@@ -385,11 +399,11 @@ class Live:
                 return row.n
             raise ActionError("busy", "the table is busy; send the action again")
 
-    async def _commit(self, rows: list[StepRow], finish: Finish | Posting | None) -> None:
+    async def _commit(self, rows: list[StepRow], finish: Finish | Posting | None, actor: Actor | None = None) -> None:
         """Store steps, retried with backoff while the database is away (a few seconds at most)."""
         async def once() -> None:
             with WRITE_SECONDS.time():
-                await self.store.commit_async(self.id, rows, finish)
+                await self.store.commit_async(self.id, rows, finish, actor)
         await retried(once, self.health, DATABASE)
 
     async def _catch_up_after_conflict(self) -> None:

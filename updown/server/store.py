@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, text, update
+from sqlalchemy import Engine, false, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
@@ -71,6 +71,27 @@ class ChatRow:
     at: float
 
 
+@dataclass(frozen=True)
+class Actor:
+    """Who sends a person's action: checked in the transaction that stores its step, so that the
+    session is valid and the seat is the account's at the moment the step is stored (not one
+    database read earlier, and at no extra round trip)."""
+
+    session: str
+    """The hash of the socket's session token."""
+    account_id: int
+    seat: int
+
+
+class Unheld(Exception):
+    """The actor's session ended (signed out, expired, account disabled) or the seat is no longer
+    its account's: nothing is written."""
+
+    def __init__(self, signed_out: bool):
+        super().__init__("signed out" if signed_out else "the seat is no longer this account's")
+        self.signed_out = signed_out
+
+
 class Unbalanced(Exception):
     """A settlement or posting whose amounts do not sum to zero: refused, nothing is written."""
 
@@ -82,7 +103,8 @@ def token_hash(token: str) -> str:
 class Store:
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._pending: list[tuple[str, Sequence[StepRow], Finish | Posting | None, asyncio.Future[Exception | None]]] = []
+        self._pending: list[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None,
+                                  asyncio.Future[Exception | None]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._group = engine.dialect.name == "sqlite"
         """SQLite has one writer at a time: one thread writes, grouping steps into transactions."""
@@ -331,18 +353,22 @@ class Store:
             rows = s.scalars(select(Step).where(Step.table_id == table_id, Step.n > after).order_by(Step.n)).all()
             return [StepRow(r.n, r.seat, r.label, r.notation, r.client_id, r.by, r.at) for r in rows]
 
-    def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
+    def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
+               actor: Actor | None = None) -> None:
         """Store steps (and, with the last step, the result, ledger and ratings) atomically.
 
         Raises :class:`Conflict` if a step number or a client id is taken, :class:`Unbalanced` if
-        the ledger entries do not sum to zero: either way nothing is written. ``finish`` is the
-        result of a game's last step, or a :class:`Posting` that goes with an earlier step.
+        the ledger entries do not sum to zero, :class:`Unheld` if ``actor`` (a person's action) no
+        longer has a valid session or no longer holds the seat: in every case nothing is written.
+        ``finish`` is the result of a game's last step, or a :class:`Posting` that goes with an
+        earlier step.
         """
-        error = self._commit_batch([(table_id, rows, finish)])[0]
+        error = self._commit_batch([(table_id, rows, finish, actor)])[0]
         if error is not None:
             raise error
 
-    async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
+    async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
+                           actor: Actor | None = None) -> None:
         """:meth:`commit` from the event loop. On SQLite, grouped: steps of many tables that arrive
         together are written in one database transaction by one writer thread (one sync to disk for
         all of them), each in a savepoint of its own so that one table's conflict does not touch the
@@ -350,10 +376,10 @@ class Store:
         loop = asyncio.get_running_loop()
         if not self._group:
             # A server database takes concurrent transactions and groups their syncs itself.
-            await loop.run_in_executor(self._executor, self.commit, table_id, rows, finish)
+            await loop.run_in_executor(self._executor, self.commit, table_id, rows, finish, actor)
             return
         future: asyncio.Future[Exception | None] = loop.create_future()
-        self._pending.append((table_id, rows, finish, future))
+        self._pending.append((table_id, rows, finish, actor, future))
         if self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._write_loop())
         error = await future
@@ -366,29 +392,48 @@ class Store:
             batch, self._pending = self._pending[:500], self._pending[500:]
             try:
                 errors = await loop.run_in_executor(self._executor, self._commit_batch,
-                                                    [(t, r, f) for t, r, f, _ in batch])
+                                                    [(t, r, f, a) for t, r, f, a, _ in batch])
             except Exception as err:  # the transaction itself failed: nothing of the batch is stored
                 errors = [err] * len(batch)
-            for (_t, _r, _f, future), error in zip(batch, errors):
+            for (_t, _r, _f, _a, future), error in zip(batch, errors):
                 if not future.done():
                     future.set_result(error)
 
-    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None]]
+    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
                       ) -> list[Exception | None]:
         results: list[Exception | None] = []
         with DbSession(self.engine) as s, s.begin():
-            for table_id, rows, finish in batch:
+            for table_id, rows, finish, actor in batch:
                 try:
                     with s.begin_nested():
-                        self._write(s, table_id, rows, finish)
+                        self._write(s, table_id, rows, finish, actor)
                     results.append(None)
                 except IntegrityError:
                     results.append(Conflict("a step with this number or client id is already stored"))
-                except (Conflict, Unbalanced) as err:
+                except (Conflict, Unbalanced, Unheld) as err:
                     results.append(err)
         return results
 
-    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None) -> None:
+    @staticmethod
+    def _check_actor(s: DbSession, table_id: str, actor: Actor) -> None:
+        """Raise :class:`Unheld` unless the actor's session is valid now (as :meth:`session_account`
+        judges it) and its account holds the seat (a person's, not left)."""
+        signed_in = s.execute(
+            select(Session.account_id).join(Account, Account.id == Session.account_id)
+            .where(Session.token_hash == actor.session, Session.account_id == actor.account_id,
+                   Session.expires_at >= time.time(), Account.disabled == false())).first()
+        if signed_in is None:
+            raise Unheld(signed_out=True)
+        held = s.execute(
+            select(Seat.seat).where(Seat.table_id == table_id, Seat.seat == actor.seat, Seat.kind == "person",
+                                    Seat.account_id == actor.account_id, Seat.left == false())).first()
+        if held is None:
+            raise Unheld(signed_out=False)
+
+    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
+               actor: Actor | None = None) -> None:
+        if actor is not None:
+            self._check_actor(s, table_id, actor)
         if rows:
             s.execute(insert(Step), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
                                       "notation": r.notation, "client_id": r.client_id, "by": r.by, "at": r.at}

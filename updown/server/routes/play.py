@@ -17,11 +17,11 @@ from updown.i18n import normalize
 from updown.server.deps import COOKIE, Services, ServicesDep, TableDep, services
 from updown.server.guards import same_origin
 from updown.server.hub import chat_line
-from updown.server.live import BUSY, SPECTATOR, ActionError, Live
+from updown.server.live import BUSY, SPECTATOR, ActionError, Live, Unseated
 from updown.server.models import Account
 from updown.server.metrics import ACK_SECONDS
 from updown.server.outage import DATABASE, is_outage
-from updown.server.store import Conflict, token_hash
+from updown.server.store import Actor, Conflict, token_hash
 
 MAX_FRAME = 4096
 """Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
@@ -227,8 +227,23 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
     if "seat" in msg and msg["seat"] != conn.key:
         await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
         return
-    if not await seated(svc, live, conn, cid):
+    seat_now = live.seats[conn.key]
+    quick = conn.session is not None and conn.account_id is not None and seat_now.held_by(conn.account_id) \
+        and not seat_now.away and (conn.key, cid) not in live.client_ids and not hub.multi
+    # The session and the seat are checked on every action. Alone, this process knows its seats, and
+    # the check of the session (and again of the seat) is made in the transaction that stores the step
+    # (``Actor``): no read before it. With several processes, or for a resend, an away seat (set back
+    # first) or a seat this process sees as not the account's, they are read first, as for other messages.
+    if not quick and not await seated(svc, live, conn, cid):
         return
+
+    async def refuse(code: str, message: str) -> None:
+        # A refusal on the quick path first reads the session and seat, as the other path did before
+        # anything: a socket that no longer holds its seat is told so (and closed), nothing else.
+        if quick and not await seated(svc, live, conn, cid):
+            return
+        await conn.error(cid, code, message)
+
     raw = msg.get("action")
     try:
         if type(raw) is int:
@@ -239,17 +254,23 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
         else:
             raise ActionError("malformed", '"action" is an action id or its notation, e.g. "QH"')
     except UpdownError as err:
-        await conn.error(cid, "notation", str(err)[:200])
+        await refuse("notation", str(err)[:200])
         return
     except ActionError as err:
-        await conn.error(cid, err.code, err.message)
+        await refuse(err.code, err.message)
         return
     if live.seats[conn.key].away:
         await hub.set_away(live, conn.key, False)
+    actor = Actor(conn.session, conn.account_id, conn.key) if conn.session and conn.account_id is not None else None
     try:
-        await live.submit(conn.key, action, cid, "player")
-    except ActionError as err:
+        await live.submit(conn.key, action, cid, "player", actor)
+    except Unseated as err:
         await conn.error(cid, err.code, err.message)
+        live.conns.discard(conn)
+        hub.close_unseated(conn, "signed out" if err.signed_out else "your seat is no longer yours")
+        return
+    except ActionError as err:
+        await refuse(err.code, err.message)
         return
     await conn.send_json({"type": "ack", "id": cid})
     ACK_SECONDS.observe(time.perf_counter() - started)
