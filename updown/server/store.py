@@ -105,10 +105,12 @@ class Store:
         self.engine = engine
         self._pending: list[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None,
                                   asyncio.Future[Exception | None]]] = []
-        self._writer: asyncio.Task[None] | None = None
-        self._group = engine.dialect.name == "sqlite"
-        """SQLite has one writer at a time: one thread writes, grouping steps into transactions."""
-        self._executor = ThreadPoolExecutor(max_workers=1 if self._group else 8, thread_name_prefix="updown-writer")
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._writers: set[asyncio.Task[None]] = set()
+        self._most_writers = 1 if self._sqlite else 4
+        """SQLite has one writer at a time: one thread writes, grouping steps into transactions.
+        PostgreSQL takes several: up to four transactions at once, each grouping what waits."""
+        self._executor = ThreadPoolExecutor(max_workers=1 if self._sqlite else 8, thread_name_prefix="updown-writer")
 
     def ping(self) -> None:
         """Raise if the database does not answer now (the hub's watch loop asks every second)."""
@@ -369,19 +371,21 @@ class Store:
 
     async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
                            actor: Actor | None = None) -> None:
-        """:meth:`commit` from the event loop. On SQLite, grouped: steps of many tables that arrive
-        together are written in one database transaction by one writer thread (one sync to disk for
-        all of them), each in a savepoint of its own so that one table's conflict does not touch the
-        others. Returns once the transaction holding this table's steps is committed."""
+        """:meth:`commit` from the event loop, grouped: steps of many tables that arrive together are
+        written in one database transaction (one sync to disk, one commit for all of them), each in a
+        savepoint of its own so that one table's conflict or refused actor does not touch the others.
+        Returns once the transaction holding this table's steps is committed. SQLite: one writer
+        thread. PostgreSQL: up to four transactions at once; a step that ends a game or posts to the
+        ledger has a transaction of its own (its rows of ratings and balances are not held by a group)."""
         loop = asyncio.get_running_loop()
-        if not self._group:
-            # A server database takes concurrent transactions and groups their syncs itself.
+        if not self._sqlite and finish is not None:
             await loop.run_in_executor(self._executor, self.commit, table_id, rows, finish, actor)
             return
         future: asyncio.Future[Exception | None] = loop.create_future()
         self._pending.append((table_id, rows, finish, actor, future))
-        if self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._write_loop())
+        self._writers = {task for task in self._writers if not task.done()}  # (a done callback comes too late)
+        if len(self._writers) < self._most_writers:
+            self._writers.add(loop.create_task(self._write_loop()))
         error = await future
         if error is not None:
             raise error
