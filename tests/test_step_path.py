@@ -196,3 +196,57 @@ def test_a_person_plays_on_after_the_refusals_of_others(tmp_path: Path) -> None:
     finally:
         server.stop()
 
+
+# -- frames: counted by comparing views as values, as they were by comparing their JSON ---------
+@pytest.mark.parametrize("game_id", ["updown", "euchre", "updown-sueca", "up-or-down"])
+def test_frames_are_counted_as_before_and_each_seat_sees_only_its_view(game_id: str) -> None:
+    import json
+    import random
+
+    from updown.core.registry import get_game
+    from updown.server.live import SPECTATOR, Live
+
+    game = get_game(game_id)
+    players = 4
+    row = Table(id="t", game=game_id, players=players, options="{}", seed="seed", timer=None, grace=60.0,
+                rated=False, private=False, status="running", created_at=time.time())
+    seats = [Seat(table_id="t", seat=i, kind="bot", bot="random", name=f"bot {i}", left=False, away=False)
+             for i in range(players)]
+
+    async def notify(_live: Live) -> None:
+        return None
+
+    live = Live(row, seats, None, bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
+    rng = random.Random(7)
+    state = game.new_state(players, game.Options())
+    keys = [*range(players), SPECTATOR]
+    counts = {k: 0 for k in keys}
+    sigs: dict[int, tuple[str, int]] = {}
+
+    def reference() -> None:  # the former rule: a frame wherever the view's JSON or log length changed
+        for k in keys:
+            view = state.view(None if k == SPECTATOR else k)
+            logs = view.pop("log")
+            legal = state.legal_actions(k) if k != SPECTATOR and not state.is_terminal() else []
+            sig = (json.dumps([view, legal], sort_keys=True, default=str), len(logs))
+            if k in sigs and sig != sigs[k]:
+                counts[k] += 1
+            sigs[k] = sig
+
+    reference()
+    n = 0
+    while not state.is_terminal() and n < 400:
+        if state.is_chance():
+            seat, action = None, state.sample_chance(rng)
+        else:
+            seat = state.actors()[0]
+            action = rng.choice(state.legal_actions(seat))
+        state.apply(action, seat)
+        n += 1
+        live.absorb([StepRow(n, seat, None, game.action_to_str(action), None, "bot", time.time())])
+        reference()
+        for k in keys:
+            assert live.frame_no(k) == counts[k], (k, n)
+            frame = live.frame(k, None)
+            assert frame["view"] == state.view(None if k == SPECTATOR else k)
+            assert frame["view"].get("seat") == (None if k == SPECTATOR else k)

@@ -100,7 +100,8 @@ class SeatFrames:
     """What one seat (or the spectators) has been shown: the visible-log length at each frame."""
 
     loglens: list[int] = field(default_factory=lambda: [0])
-    sig: str = ""
+    last: tuple[dict[str, Any], list[int]] | None = None
+    """The view (without its log) and legal actions of the last frame, compared with the next."""
 
 
 class Live:
@@ -181,14 +182,15 @@ class Live:
         loglen = len(logs)
         self._views[key] = (len(self.steps), view, logs)
         legal = self.state.legal_actions(key) if key != SPECTATOR and not self.state.is_terminal() else []
-        sig = json.dumps([view, legal], sort_keys=True, default=str)
         f = self.frames[key]
-        if sig != f.sig or loglen != f.loglens[-1]:
-            if f.sig:
+        # Compared as values (a view is built fresh each time and never changed afterwards), not as
+        # JSON text: encoding five views at every step to compare them cost more than the views.
+        if f.last is None or loglen != f.loglens[-1] or f.last[0] != view or f.last[1] != legal:
+            if f.last is not None:
                 f.loglens.append(loglen)
             else:
                 f.loglens[-1] = loglen
-            f.sig = sig
+            f.last = (view, legal)
 
     async def catch_up(self, force: bool = False) -> bool:
         """Apply steps another process stored (several processes only; alone, every step is ours).
