@@ -20,33 +20,13 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
 from server_util import Server, free_port  # noqa: E402
-from web_util import CHROMIUM, CHROMIUM_ARGS, ENABLED, CHROMIUM_MISSING, READY, SHOTS, SKIP_REASON, click_one, create_table, finished, \
-    guest, new_page, play_to_end, register, shot, sideways  # noqa: E402
+# browser and server are web_util's shared fixtures (module scope: one of each per test module).
+from web_util import CHROMIUM_MISSING, ENABLED, READY, SHOTS, SKIP_REASON, browser, click_one, create_table, finished, guest, \
+    new_page, no_errors, play_to_end, register, server, shot, sideways  # noqa: E402,F401
 
 # Each test skips without Chromium, with a reason naming UPDOWN_TEST_CHROMIUM: in CI, tests/conftest.py
 # makes that skip a failure.
 pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("web")
-    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def no_errors(*pages: object) -> None:
-    for page in pages:
-        assert page.errors == [], page.errors  # type: ignore[attr-defined]
 
 
 def test_two_people_and_two_bots_play_updown_to_the_end_while_a_spectator_sees_no_hand(server: Server, browser: object) -> None:

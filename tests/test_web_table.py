@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,9 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
 from server_util import Server, User, make_table, play_out  # noqa: E402
-from web_util import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_MISSING, READY, SKIP_REASON, click_one, create_table, \
-    finished, guest, new_page, play_to_end, register, shot, sideways  # noqa: E402
+# browser and server are web_util's shared fixtures (module scope: one of each per test module).
+from web_util import CHROMIUM_MISSING, READY, SKIP_REASON, browser, click_one, create_table, finished, guest, new_page, \
+    no_errors, play_to_end, register, server, shot, sideways  # noqa: E402,F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
 
@@ -44,27 +44,6 @@ Object.defineProperty(Document.prototype, 'visibilityState', {get() { return hid
 Object.defineProperty(Document.prototype, 'hidden', {get() { return hidden; }, configurable: true});
 window.__hide = (value) => { hidden = value; document.dispatchEvent(new Event('visibilitychange')); };
 """
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("web-table")
-    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def no_errors(*pages: Any) -> None:
-    for page in pages:
-        assert page.errors == [], page.errors
 
 
 def fits(page: Any, name: str) -> None:

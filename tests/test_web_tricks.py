@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,8 +17,9 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
 from server_util import SHORT, Server  # noqa: E402
-from web_util import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_MISSING, SKIP_REASON, click_one, finished, new_page, \
-    register, shot as full_shot  # noqa: E402
+# browser and server are web_util's shared fixtures (module scope: one of each per test module).
+from web_util import CHROMIUM_MISSING, SKIP_REASON, browser, click_one, finished, new_page, register, server, \
+    shot as full_shot  # noqa: E402,F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
 
@@ -43,22 +43,6 @@ STATE = """() => {
       names: [...view.querySelectorAll('.slot-name')].map((x) => x.textContent), led: view.querySelectorAll('.led-mark').length,
       winner: view.querySelectorAll('.card.winner').length}};
 }"""
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("web-tricks")
-    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def shot(page: Any, name: str) -> None:

@@ -19,8 +19,9 @@ import pytest
 playwright_api = pytest.importorskip("playwright.sync_api")  # before web_util, which imports it
 
 from server_util import SHORT, Server  # noqa: E402
+# server is web_util's shared fixture (module scope: one per test module).
 from web_util import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_MISSING, SHOTS, SKIP_REASON, new_page, play_until, \
-    register, sideways  # noqa: E402
+    register, server, sideways  # noqa: E402,F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM_MISSING, reason=SKIP_REASON)
 
@@ -37,14 +38,6 @@ MEASURE = """trick => {
   const box = (el) => { const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };
   return [box(document.querySelector('.hand-wrap')), box(document.querySelector(trick))];
 }"""
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp("web-viewport")
-    srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log").start()
-    yield srv
-    srv.stop()
 
 
 @pytest.fixture(scope="module")
