@@ -319,7 +319,7 @@ class UpDownNormal(_Reads):
     same time (docs/bots.md, eleventh pass). With ``model`` (issue 33) the others are learnt from
     their cards instead of assumed to be the rule: against three random players +12.8 points a
     game instead of +6.1, no loss against easy, mixed or greedy tables (docs/bots.md, the panel).
-    It picks its action by ``shrink`` and ``keep = 0.5``: with its 20 to 50 worlds the best of
+    It picks its action by ``shrink`` and ``keep = 1``: with its 20 to 50 worlds the best of
     ten noisy means was mostly luck where the actions truly differ little (against random
     players it then gave away 0.09 points a decision to the rule's own card), so a gain over the
     rule's card counts only as far as the noise cannot explain it (docs/bots.md, second pass)."""
@@ -331,7 +331,7 @@ class UpDownNormal(_Reads):
     milliseconds = 90.0
     model = True
     shrink = True
-    keep = 0.5
+    keep = 1.0
     policy = "bot"
     rechoose = True
     read = True
@@ -345,7 +345,7 @@ class UpDownHard(_Reads):
     others' secret cards of this trick chosen again by the rule in each world (``rechoose``).
     Figures in docs/bots.md (eleventh pass). 800 ms, not 900: the rule's playouts cost more per
     batch, and the last batch could end a decision past 1 s on a busy machine. It chooses as
-    ``normal`` does (``shrink``, ``keep = 0.5``); with its more worlds the noise it allows for is
+    ``normal`` does (``shrink``, ``keep = 1``); with its more worlds the noise it allows for is
     smaller, so it leaves the rule's card more often."""
 
     name = "hard"
@@ -355,7 +355,7 @@ class UpDownHard(_Reads):
     worlds = 600
     model = True
     shrink = True
-    keep = 0.5
+    keep = 1.0
     milliseconds = 800.0
     policy = "bot"
     rechoose = True
