@@ -50,11 +50,11 @@ def page(server: Server) -> Iterator[Any]:
         browser.close()
 
 
-# What the player reads on the felt: names under the cards on the table that are cut (clipped or
-# ended with "…", or without the whole name in their title), and Up or Down?'s players whose empty
-# columns take more than one line.
+# What the player reads on the felt: names under the cards on the table (and Up or Down?'s players'
+# names) that are cut (clipped or ended with "…", or without the whole name in their title), and
+# Up or Down?'s players whose empty columns take more than one line.
 READABLE = """() => {
-  const cut = [...document.querySelectorAll('.trick .slot-name, .last-trick .slot-name')].filter((el) =>
+  const cut = [...document.querySelectorAll('.trick .slot-name, .last-trick .slot-name, .player-row .seat-name strong')].filter((el) =>
     el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1 || el.title !== el.textContent)
     .map((el) => el.textContent);
   const tall = [...document.querySelectorAll('.player-row')].filter((row) =>

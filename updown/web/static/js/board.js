@@ -110,7 +110,7 @@ export function seatBox(ctx, s) {
     hand = h('div', {class: 'mini-hand', 'data-seat-hand': s}, cards.map((c) => ctx.game.cardNode(c, {cls: 'small'})));
   }
   return h('div', {class: `seat ${you ? 'you' : ''} ${toAct ? 'to-act' : ''}`, 'data-seat': s},
-    h('div', {class: 'seat-name'}, h('strong', {}, seatName(ctx, s)), you ? h('span', {class: 'you-tag'}, t('you')) : null),
+    h('div', {class: 'seat-name'}, h('strong', {title: seatName(ctx, s)}, seatName(ctx, s)), you ? h('span', {class: 'you-tag'}, t('you')) : null),
     h('div', {class: 'seat-status'}, status),
     h('div', {class: 'seat-info'},
       sizes[s] !== undefined ? h('span', {class: 'cards-left'}, sizes[s] === 1 ? t('1 card') : t('{n} cards', {n: sizes[s]})) : null,
