@@ -1,11 +1,19 @@
-"""UP&DOWN's research decks solved with OpenSpiel (issue 34): CFR and CFR+ exploitability over the
-iterations, and the exploitability of the project's bots, on games small enough to solve exactly.
+"""UP&DOWN's and Euchre's research decks solved with OpenSpiel (issue 34): CFR and CFR+ exploitability
+over the iterations, and the exploitability of the project's bots, on games small enough to solve
+exactly.
 
     nice -n 10 .venv/bin/python benchmarks/research_variants.py                     # 3:DS:1, 3:DS:2
     nice -n 10 .venv/bin/python benchmarks/research_variants.py --decks 4:DS:2 --iterations 200 \\
         --checkpoints 1,2,5,10,20,50,100,200 --bots greedy,easy,random
     nice -n 10 .venv/bin/python benchmarks/research_variants.py --decks 3:DS:1 --python-cfr 100
+    nice -n 10 .venv/bin/python benchmarks/research_variants.py --game euchre --decks 9TJQK:H:1,9JA:DH:1 \\
+        --iterations 200 --normal-decks 9TJQK:H:1,9JA:DH:1
     .venv/bin/python benchmarks/research_variants.py --replot a.json,b.json --plot out.png
+
+Euchre (``--game euchre``): one deal (``deals=1``) of four seats, its option ``deck`` written
+``RANKS:SUITS:HAND`` (``9JA:DH:1``: 9, J, A of diamonds and hearts, one card each); the export
+leaves out the decisions without a choice (one-card hands play without one), and exploitability
+is OpenSpiel's ``NashConv / 4`` (each seat's best response alone; ``docs/research-variants.md``).
 
 A research deck (UP&DOWN's option ``deck``, ``docs/research-variants.md``) is the same game with
 fewer cards: ``TOP:SUITS:HAND`` deals values 2 to TOP of SUITS, HAND cards each, and sets the trump
