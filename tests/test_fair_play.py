@@ -183,7 +183,7 @@ def test_requests_and_sockets_from_another_origin_are_refused(server: Server) ->
 # -- 3. absence decided from stored state ----------------------------------------------------------
 def test_a_join_that_never_connects_reaches_the_grace_and_the_table_goes_on(server: Server) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
-    table = make_table(alice, "updown", ["me", "open", "bot:random", "bot:random"], grace=1)
+    table = make_table(alice, "updown", ["me", "open", "bot:random", "bot:random"], grace=3)
     ca = alice.socket(table["id"])
     bob.post(f"/api/tables/{table['id']}/join")  # and never opens the socket
     info = ca.until(lambda m: m["type"] == "table" and m["table"]["seats"][1]["left"], 20)
@@ -194,7 +194,7 @@ def test_a_join_that_never_connects_reaches_the_grace_and_the_table_goes_on(serv
 
 def test_a_table_nobody_ever_connects_to_ends_and_leaves_the_lobby(server: Server) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
-    table = make_table(alice, "euchre", ["me", "open", "bot:random", "bot:random"], grace=1)
+    table = make_table(alice, "euchre", ["me", "open", "bot:random", "bot:random"], grace=3)
     bob.post(f"/api/tables/{table['id']}/join")
     info = wait_table(alice, table["id"], lambda t: t["status"] != "running", 30)
     assert info["status"] == "aborted"
@@ -244,7 +244,7 @@ def test_coming_back_within_the_grace_keeps_the_seat(server: Server) -> None:
 # -- 4. walking away costs what leaving costs ------------------------------------------------------
 def test_walking_away_from_a_rated_sueca_match_is_charged_at_once_and_loses(server: Server) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
-    table = make_table(alice, "updown-sueca", ["me", "open", "bot:greedy", "bot:greedy"], rated=True, grace=1)
+    table = make_table(alice, "updown-sueca", ["me", "open", "bot:greedy", "bot:greedy"], rated=True, grace=3)
     bob.post(f"/api/tables/{table['id']}/join")
     ca, cb = alice.socket(table["id"]), bob.socket(table["id"])
     ca.until(lambda m: m["type"] in ("snapshot", "frame"), 30)
@@ -267,7 +267,7 @@ def test_walking_away_from_a_rated_sueca_match_is_charged_at_once_and_loses(serv
 @pytest.mark.parametrize("game", ["updown", "up-or-down"])
 def test_walking_away_from_a_rated_game_is_a_loss_whatever_the_stand_in_does(server: Server, game: str) -> None:
     alice, bob = User(server, "alice"), User(server, "bob")
-    table = make_table(alice, game, ["me", "open", "bot:random", "bot:random"], rated=True, grace=1)
+    table = make_table(alice, game, ["me", "open", "bot:random", "bot:random"], rated=True, grace=3)
     bob.post(f"/api/tables/{table['id']}/join")
     ca, cb = alice.socket(table["id"]), bob.socket(table["id"])
     ca.until(lambda m: m["type"] in ("snapshot", "frame"), 30)
