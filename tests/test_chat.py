@@ -34,7 +34,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("chat")
     # Limits no test can reach by accident, whatever the machine's speed: the rate tests set their own.
     srv = Server(f"sqlite:///{tmp / 'updown.db'}", log=tmp / "server.log",
-                 extra_args=["--limit", "chat_per_socket=5/hour", "--limit", "chat_per_account=8/hour"]).start()
+                 extra_args=["--limit", "chat_per_socket=5/hour", "--limit", "chat_per_account=8/hour",
+                             # the module makes more than the default 20 accounts an hour from 127.0.0.1
+                             "--limit", "accounts_per_address=1000/hour"]).start()
     yield srv
     srv.stop()
 
