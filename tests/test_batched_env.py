@@ -4,6 +4,7 @@ opponents played inside step, and observations that show a seat nothing it may n
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,8 @@ np = pytest.importorskip("numpy")
 
 from updown.batched.env import OBS_SIZE, EuchreVectorEnv, observe  # noqa: E402
 from updown.batched.euchre import BatchedEuchre  # noqa: E402
+from updown.batched.updown import BatchedUpDown  # noqa: E402
+from updown.core.errors import OptionsError  # noqa: E402
 from updown.games.euchre import GAME, card_id  # noqa: E402
 
 
@@ -92,3 +95,14 @@ def test_observations_are_the_same_in_every_world_a_seat_cannot_tell_apart() -> 
 def test_bad_opponent_is_refused() -> None:
     with pytest.raises(ValueError, match="opponent must be"):
         EuchreVectorEnv(2, opponent="smart")
+
+
+@pytest.mark.parametrize("make", [
+    lambda: EuchreVectorEnv(2, 1, {"deals": 1, "deck": "9JA:DH:1"}),
+    lambda: BatchedEuchre(2, seed=1, options={"deck": "9JA:DH:1"}),
+    lambda: BatchedUpDown(2, seed=1, players=2, options={"rounds": 1, "deck": "4:DS:2"}),
+])
+def test_the_batched_engines_refuse_a_research_deck_naming_it(make: Any) -> None:
+    """They deal the full deck: taking a reduced one would silently play another game."""
+    with pytest.raises(OptionsError, match=r"deck=.*research option.*full deck"):
+        make()

@@ -11,10 +11,20 @@ import numpy as np
 import numpy.typing as npt
 
 from updown.batched.bits import BIT, BitArray, IntArray, expand, popcount, select_bit
-from updown.core.errors import IllegalAction
+from updown.core.errors import IllegalAction, OptionsError
 from updown.core.protocol import Game
 
 B = TypeVar("B", bound="BatchedGame")
+
+
+def refuse_research(game: str, options: Any) -> None:
+    """Raise :class:`OptionsError` for research options (a reduced deck): the batched engines deal
+    the rulebook's full deck, and would otherwise play another game than the one asked for."""
+    used = options.research_in_use()
+    if used:
+        shown = ", ".join(f"{name}={getattr(options, name)}" for name in used)
+        raise OptionsError(f"{shown}: research {'option' if len(used) == 1 else 'options'}; the batched "
+                           f"{game} engine deals the full deck (play it on the scalar engine)")
 
 
 class BatchedGame:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from updown.batched.base import BatchedGame
+from updown.batched.base import BatchedGame, refuse_research
 from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount
 from updown.core.protocol import State
 from updown.games import euchre as E
@@ -136,6 +136,7 @@ class BatchedEuchre(BatchedGame):
         elif isinstance(options, dict):
             options = E.GAME.options(options)
         options.check(4)
+        refuse_research("Euchre", options)
         self.options = options
         self._init_batch(n, rng, seed, record)
         self._bids = _bid_table(options.stick_the_dealer)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from updown.batched.base import BatchedGame
+from updown.batched.base import BatchedGame, refuse_research
 from updown.batched.bits import BIT, U64, BitArray, IntArray, expand
 from updown.core.cards import Suit
 from updown.core.protocol import State
@@ -125,6 +125,7 @@ class BatchedUpDown(BatchedGame):
         elif isinstance(options, dict):
             options = U.GAME.options(options)
         options.check(players)
+        refuse_research("UP&DOWN", options)
         self.options = options
         self.players = players
         self.hand_size = U.HAND_SIZE[players]
