@@ -203,38 +203,48 @@ def _check_cards(state: UpDownState, cards: tuple[int, ...], hand: int) -> None:
         assert max(state.dice) <= faces and state.trump == sum(state.dice)
 
 
+def play_checked(game: Any, players: int, options: dict[str, Any], seed: int, cards: Any, hand: int,
+                 check_cards: Any) -> tuple[Any, Record]:
+    """One game of random players on a research deck, its nodes checked as the conformance suite
+    checks them, ``check_cards(state, cards, hand)`` at every node and in drawn worlds; the record
+    replays it, and every hand dealt holds ``hand`` of the deck's cards. Shared with Euchre's tests."""
+    rng = random.Random(seed)
+
+    def visit(s: Any, *_: Any) -> None:
+        check_node(s)
+        check_cards(s, cards, hand)
+        if rng.random() < 0.2:
+            check_views(s)
+            if not s.is_terminal():
+                check_rejections(s, rng)
+        if rng.random() < 0.03:
+            check_clone(s, rng)
+        if s.actors() and rng.random() < 0.3:
+            for seat in range(players):
+                world = s.resample(seat, rng)
+                assert world.view(seat) == s.view(seat)
+                assert world.legal_actions(seat) == s.legal_actions(seat)
+                check_cards(world, cards, hand)
+
+    agents = [RandomBot(game, s, random.Random(seed * 10 + s)) for s in range(players)]
+    state, record = play_game(game, players, agents, random.Random(seed), options=game.options(options),
+                              seed=seed, observer=visit)
+    assert record.options["deck"] == options["deck"]
+    again = replay(Record.from_json(record.to_json()))
+    assert again.log == state.log and again.result() == state.result()
+    dealt = [e for e in state.log if e["type"] == "hand"]
+    assert dealt and all(len(e["cards"]) == hand for e in dealt)
+    return state, record
+
+
 @pytest.mark.parametrize(("players", "spec"), RESEARCH)
 def test_a_research_deck_keeps_the_protocol_and_its_cards(players: int, spec: str) -> None:
     cards, hand, _ = deck_of(spec)
     options = {"rounds": 2, "tiebreak_rounds": 1, "deck": spec}
     for seed in range(4):
-        rng = random.Random(seed)
-
-        def visit(s: Any, *_: Any) -> None:
-            check_node(s)
-            _check_cards(s, cards, hand)
-            if rng.random() < 0.2:
-                check_views(s)
-                if not s.is_terminal():
-                    check_rejections(s, rng)
-            if rng.random() < 0.03:
-                check_clone(s, rng)
-            if s.actors() and rng.random() < 0.3:
-                for seat in range(players):
-                    world = s.resample(seat, rng)
-                    assert world.view(seat) == s.view(seat)
-                    assert world.legal_actions(seat) == s.legal_actions(seat)
-                    _check_cards(world, cards, hand)
-
-        agents = [RandomBot(GAME, s, random.Random(seed * 10 + s)) for s in range(players)]
-        state, record = play_game(GAME, players, agents, random.Random(seed), options=GAME.options(options),
-                                  seed=seed, observer=visit)
-        assert record.options["deck"] == spec
+        state, _record = play_checked(GAME, players, options, seed, cards, hand, _check_cards)
         assert sum(state.totals) + sum(h["discarded"] for h in state.history) == state.rounds * hand
-        again = replay(Record.from_json(record.to_json()))
-        assert again.log == state.log and again.result() == state.result()
         dealt = [e for e in state.log if e["type"] == "hand"]
-        assert dealt and all(len(e["cards"]) == hand for e in dealt)
         assert {c for e in dealt for c in e["cards"]} <= {CARD_STR[c] for c in cards}
 
 

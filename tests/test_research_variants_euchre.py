@@ -27,14 +27,13 @@ import pytest
 from updown.bots.base import RandomBot
 from updown.core.driver import play_game
 from updown.core.errors import IllegalAction, OptionsError
-from updown.core.records import Record, replay
 from updown.core.registry import get_game
 from updown.games.euchre import (
     CARD_STR, DISCARD, FULL_DECK, NAME, ORDER_UP, PASS, EuchreState, Phase, card_id, deck_of,
 )
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
-from test_conformance import check_clone, check_node, check_rejections, check_views
+from test_research_variants import play_checked
 
 GAME = get_game("euchre")
 
@@ -201,34 +200,9 @@ def _check_cards(state: EuchreState, cards: tuple[int, ...], hand: int) -> None:
 @pytest.mark.parametrize(("spec", "extra"), RESEARCH)
 def test_a_research_deck_keeps_the_protocol_and_its_cards(spec: str, extra: dict[str, Any]) -> None:
     cards, hand = deck_of(spec)
-    options = {**extra, "deck": spec}
     for seed in range(4):
-        rng = random.Random(seed)
-
-        def visit(s: Any, *_: Any) -> None:
-            check_node(s)
-            _check_cards(s, cards, hand)
-            if rng.random() < 0.2:
-                check_views(s)
-                if not s.is_terminal():
-                    check_rejections(s, rng)
-            if rng.random() < 0.03:
-                check_clone(s, rng)
-            if s.actors() and rng.random() < 0.3:
-                for seat in range(4):
-                    world = s.resample(seat, rng)
-                    assert world.view(seat) == s.view(seat)
-                    assert world.legal_actions(seat) == s.legal_actions(seat)
-                    _check_cards(world, cards, hand)
-
-        agents = [RandomBot(GAME, s, random.Random(seed * 10 + s)) for s in range(4)]
-        state, record = play_game(GAME, 4, agents, random.Random(seed), options=GAME.options(options),
-                                  seed=seed, observer=visit)
-        assert record.options["deck"] == spec
-        again = replay(Record.from_json(record.to_json()))
-        assert again.log == state.log and again.result() == state.result()
+        state, _record = play_checked(GAME, 4, {**extra, "deck": spec}, seed, cards, hand, _check_cards)
         dealt = [e for e in state.log if e["type"] == "hand"]
-        assert dealt and all(len(e["cards"]) == hand for e in dealt)
         assert {c for e in dealt for c in e["cards"]} <= {CARD_STR[c] for c in cards}
         for e in state.log:
             if e["type"] == "score" and e["maker"] is not None:

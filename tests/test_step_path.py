@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +26,9 @@ from updown.server.db import make_engine, upgrade
 from updown.server.models import Seat, Session, Step, Table
 from updown.server.store import Actor, Store, StepRow, Unheld, token_hash
 
+from test_server import fresh_pg_db
+
 PG = os.environ.get("UPDOWN_TEST_POSTGRES")
-
-
-def fresh_pg_db() -> str:
-    assert PG is not None
-    name = f"t_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(PG, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return PG.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
