@@ -126,5 +126,14 @@ def test_the_server_serves_the_pages_and_helpers(server: Server) -> None:
     record = user.get(f"/api/tables/{table['id']}/record").text
     out = user.http.post("/web/replay", content=record).json()
     assert out["finished"] and out["seats"][0] == user.name
+    # The lines come in the page's language (the live table's own words), English otherwise.
+    german = user.http.post("/web/replay?lang=de", content=record).json()
+    english = [line for step in out["steps"] for line in step["lines"]]
+    lines = [line for step in german["steps"] for line in step["lines"]]
+    assert len(lines) == len(english) and any("Stich" in line for line in lines)
+    assert not any("Stich" in line for line in english) and any("Trick" in line for line in english)
+    assert german["steps"][-1]["view"] == out["steps"][-1]["view"]
+    unknown = user.http.post("/web/replay?lang=xx", content=record).json()
+    assert [line for step in unknown["steps"] for line in step["lines"]] == english
     r = user.http.post("/web/replay", content=b"x" * 2_100_000)
     assert r.status_code == 413 and "2 MB" in r.json()["detail"]

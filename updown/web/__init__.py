@@ -65,7 +65,8 @@ def mount(app: Any) -> None:
                 detail = f"a record may have at most {MAX_RECORD_BYTES // 1_000_000} MB"
                 return JSONResponse({"detail": detail, **coded(detail)}, status_code=413)
         try:
-            return JSONResponse(replay_steps(body))
+            lang = request.query_params.get("lang", "en")
+            return JSONResponse(replay_steps(body, lang if lang in LANGS else "en"))
         except ReplayError as err:
             return JSONResponse({"detail": str(err), **coded(str(err))}, status_code=400)
 

@@ -15,6 +15,8 @@ from typing import Any
 from updown.core.errors import UpdownError
 from updown.core.protocol import State
 from updown.core.records import Record, new_state_for, replay
+from updown.i18n import translator
+from updown.i18n.events import describe as describe_event
 
 MAX_RECORD_BYTES = 2_000_000
 MAX_STEPS = 20_000
@@ -30,8 +32,9 @@ def _seat_only(seat_view: dict[str, Any], public: dict[str, Any]) -> dict[str, A
     return {k: v for k, v in seat_view.items() if k != "log" and public.get(k) != v}
 
 
-def replay_steps(body: bytes) -> dict[str, Any]:
-    """The viewer's steps for a record given as JSON bytes; raises :class:`ReplayError`."""
+def replay_steps(body: bytes, lang: str = "en") -> dict[str, Any]:
+    """The viewer's steps for a record given as JSON bytes, their lines in ``lang`` (the table's
+    own words, as the terminal and the live table say them); raises :class:`ReplayError`."""
     if len(body) > MAX_RECORD_BYTES:
         raise ReplayError(f"a record may have at most {MAX_RECORD_BYTES // 1_000_000} MB")
     try:
@@ -53,6 +56,7 @@ def replay_steps(body: bytes) -> dict[str, Any]:
     players = state.players
     steps: list[dict[str, Any]] = []
     seen = 0
+    _ = translator(lang)
 
     def snap(st: State, seat: int | None, action: int | None, text: str) -> None:
         nonlocal seen
@@ -63,7 +67,7 @@ def replay_steps(body: bytes) -> dict[str, Any]:
         lines = []
         for event in new:
             try:
-                lines.append(game.describe(event, names))
+                lines.append(describe_event(game, event, names, _))
             except Exception:  # a line of text never stops the viewer
                 lines.append(str(event.get("type", "")))
         seats = [_seat_only(st.view(s), public) for s in range(players)]

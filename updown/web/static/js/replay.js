@@ -6,7 +6,7 @@
 // players are named. The arrow keys step (Up/Down: a trick at a time), the slider drags, and the
 // address's hash (#step=K, K the record's step) is a link to the position shown.
 import { h, mount } from './dom.js';
-import { t } from './i18n.js';
+import { lang, t } from './i18n.js';
 import { actionText, renderBoard } from './board.js';
 import { screenFor } from './gamescreens.js';
 import { errorText } from './errors.js';
@@ -90,7 +90,7 @@ export async function replayPage(root) {
     state.error = null; state.data = null;
     if (text.length > MAX_BYTES) { state.error = t('A record may have at most 2 MB.'); draw(); return; }
     try {
-      const r = await fetch('/web/replay', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: text});
+      const r = await fetch(`/web/replay?lang=${encodeURIComponent(lang)}`, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: text});
       const data = await r.json().catch(() => ({}));
       if (!r.ok) { state.error = t('This record cannot be opened: {reason}', {reason: errorText(data.code, data.params, data.detail || `HTTP ${r.status}`)}); }
       else {
