@@ -34,6 +34,11 @@ class Mutant:
     old: str
     new: str
     tests: tuple[str, ...]
+    also: tuple[tuple[str, str], ...] = ()
+    """More (old, new) edits in the same file, for a check made in more than one place."""
+
+    def edits(self) -> tuple[tuple[str, str], ...]:
+        return ((self.old, self.new), *self.also)
 
 
 S = "tests/test_server.py::"
@@ -46,16 +51,26 @@ MUTANTS = [
     Mutant("ack-before-store", "the ack is sent before the action is stored",
            "updown/server/routes/play.py",
            '''    try:
-        await live.submit(conn.key, action, cid, "player")
-    except ActionError as err:
+        await live.submit(conn.key, action, cid, "player", actor)
+    except Unseated as err:
         await conn.error(cid, err.code, err.message)
+        live.conns.discard(conn)
+        hub.close_unseated(conn, "signed out" if err.signed_out else "your seat is no longer yours")
+        return
+    except ActionError as err:
+        await refuse(err.code, err.message)
         return
     await conn.send_json({"type": "ack", "id": cid})''',
            '''    await conn.send_json({"type": "ack", "id": cid})
     try:
-        await live.submit(conn.key, action, cid, "player")
-    except ActionError as err:
+        await live.submit(conn.key, action, cid, "player", actor)
+    except Unseated as err:
         await conn.error(cid, err.code, err.message)
+        live.conns.discard(conn)
+        hub.close_unseated(conn, "signed out" if err.signed_out else "your seat is no longer yours")
+        return
+    except ActionError as err:
+        await refuse(err.code, err.message)
         return''',
            (G + "test_no_ack_while_the_store_is_blocked_and_a_resend_is_stored_once",)),
     Mutant("record-from-seat-0", "the record of a running table is built from seat 0's view, not the spectator's",
@@ -85,16 +100,20 @@ MUTANTS = [
            '''                        if absent is not None and now - absent >= live.grace:''',
            '''                        if absent is not None and now - absent >= live.grace * 1000:''',
            (S + "test_disconnect_past_the_grace_period_is_leaving_and_a_bot_plays_on[sqlite]",)),
-    Mutant("act-for-any-seat", "the socket's seat check is removed: a client acts for the seat it names",
+    Mutant("act-for-any-seat", "the socket's seat checks are removed: a client acts for the seat it names",
            "updown/server/routes/play.py",
            '''    if "seat" in msg and msg["seat"] != conn.key:
         await conn.error(cid, "not-your-seat", f"you play seat {conn.key}; you cannot act for another seat")
         return
-    if not await seated(svc, live, conn, cid):
-        return''',
+    seat_now = live.seats[conn.key]''',
            '''    if type(msg.get("seat")) is int:
-        conn.key = msg["seat"]''',
-           (F + "test_a_legal_action_for_another_seat_is_refused_and_stores_nothing",)),
+        conn.key = msg["seat"]
+    seat_now = live.seats[conn.key]''',
+           (F + "test_a_legal_action_for_another_seat_is_refused_and_stores_nothing",),
+           # the seat is checked again before the action is parsed, and in the step's transaction
+           also=(("    if not quick and not await seated(svc, live, conn, cid):\n        return\n", ""),
+                 ("    actor = Actor(conn.session, conn.account_id, conn.key) if conn.session and conn.account_id "
+                  "is not None else None", "    actor = None"))),
     Mutant("shared-frame-cache", "the broadcast cache key drops the seat: connections share another seat's frame",
            "updown/server/live.py",
            '''cache_key = (key, conn.last_n, n, conn.lang)''',
@@ -220,11 +239,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="updown-mutants-") as tmp:
         base = Path(tmp) / "base"
         copy_tree(base)
-        for m in chosen:  # each mutant must still apply, exactly once
-            count = (base / m.path).read_text().count(m.old)
-            if count != 1:
-                print(f"{m.name}: its code is found {count} times in {m.path}, not once: update the mutant")
-                bad += 1
+        for m in chosen:  # each mutant's edits must still apply, each exactly once
+            text = (base / m.path).read_text()
+            for k, (old, _new) in enumerate(m.edits()):
+                count = text.count(old)
+                if count != 1:
+                    which = f"edit {k + 1} of " if len(m.edits()) > 1 else ""
+                    print(f"{m.name}: {which}its code is found {count} times in {m.path}, not once: "
+                          "update the mutant")
+                    bad += 1
         if bad:
             return 1
         every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
@@ -237,7 +260,10 @@ def main() -> int:
             tree = Path(tmp) / m.name
             shutil.copytree(base, tree)
             target = tree / m.path
-            target.write_text(target.read_text().replace(m.old, m.new))
+            text = target.read_text()
+            for old, new in m.edits():
+                text = text.replace(old, new)
+            target.write_text(text)
             code, seconds, out = run_tests(tree, m.tests, args.timeout)
             killed = code == 1  # a failing test; a time-out proves nothing deterministic
             verdict = "killed" if killed else {0: "SURVIVED", -1: "TIMED OUT"}.get(code, f"ERROR (pytest exit {code})")
