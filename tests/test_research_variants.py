@@ -83,16 +83,22 @@ def test_the_full_deck_written_as_a_research_deck_is_the_same_game(players: int,
     """The research machinery with the rulebook's numbers (values 2..12, four suits, the rulebook's
     hands, two six-sided dice) plays the very games of the default deck."""
     for seed in range(3):
-        games = []
-        for deck in ("full", spec):
-            agents = [RandomBot(GAME, s, random.Random(seed * 7 + s)) for s in range(players)]
-            state, record = play_game(GAME, players, agents, random.Random(seed),
-                                      options=GAME.options({"rounds": 1, "deck": deck}), seed=seed)
-            games.append((record.steps, record.result, state.log, [state.view(s) for s in range(players)]))
-        (steps, result, log, views), (steps2, result2, log2, views2) = games
-        assert steps == steps2 and result == result2 and log == log2
-        for a, b in zip(views, views2):
-            assert {k: v for k, v in a.items() if k != "options"} == {k: v for k, v in b.items() if k != "options"}
+        assert_same_games(GAME, players, seed, {"rounds": 1}, spec)
+
+
+def assert_same_games(game: Any, players: int, seed: int, options: dict[str, Any], spec: str) -> None:
+    """The rulebook's deck written as a research deck (``spec``) plays the same game from one seed:
+    the same steps, result, log and views (but the options). Shared with Euchre's tests."""
+    games = []
+    for deck in ("full", spec):
+        agents = [RandomBot(game, s, random.Random(seed * 7 + s)) for s in range(players)]
+        state, record = play_game(game, players, agents, random.Random(seed),
+                                  options=game.options({**options, "deck": deck}), seed=seed)
+        games.append((record.steps, record.result, state.log, [state.view(s) for s in range(players)]))
+    (steps, result, log, views), (steps2, result2, log2, views2) = games
+    assert steps == steps2 and result == result2 and log == log2
+    for a, b in zip(views, views2):
+        assert {k: v for k, v in a.items() if k != "options"} == {k: v for k, v in b.items() if k != "options"}
 
 
 # -- the option ------------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from updown.games.euchre import (
 )
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
-from test_research_variants import play_checked
+from test_research_variants import assert_same_games, play_checked
 
 GAME = get_game("euchre")
 
@@ -85,16 +85,7 @@ def test_the_full_deck_written_as_a_research_deck_is_the_same_game() -> None:
     """The research machinery with the rulebook's numbers (all 24 cards, five each) plays the very
     games of the default deck."""
     for seed in range(3):
-        games = []
-        for deck in ("full", "9TJQKA:CDHS:5"):
-            agents = [RandomBot(GAME, s, random.Random(seed * 7 + s)) for s in range(4)]
-            state, record = play_game(GAME, 4, agents, random.Random(seed),
-                                      options=GAME.options({"target": 5, "deck": deck}), seed=seed)
-            games.append((record.steps, record.result, state.log, [state.view(s) for s in range(4)]))
-        (steps, result, log, views), (steps2, result2, log2, views2) = games
-        assert steps == steps2 and result == result2 and log == log2
-        for a, b in zip(views, views2):
-            assert {k: v for k, v in a.items() if k != "options"} == {k: v for k, v in b.items() if k != "options"}
+        assert_same_games(GAME, 4, seed, {"target": 5}, "9TJQKA:CDHS:5")
 
 
 # -- the option ------------------------------------------------------------------------------------
