@@ -22,7 +22,7 @@ from updown.server.guards import BodyLimit, GuardedApp, SameOrigin, validation_e
 from updown.server.hub import Bus, Hub, RedisBus
 from updown.server.limits import Limiter
 from updown.server.live import Live
-from updown.server.routes import accounts, info, play, tables
+from updown.server.routes import accounts, info, lobby, play, tables
 from updown.server.settings import Settings
 from updown.server.store import Store
 
@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _updown_error(_request: Request, err: UpdownError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": str(err)[:300]})
 
-    for module in (accounts, tables, info, play):
+    for module in (accounts, tables, info, play, lobby):
         app.include_router(module.router)
     app.include_router(info.root)  # /metrics
 

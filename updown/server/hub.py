@@ -10,6 +10,7 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from updown.core.protocol import State
@@ -55,6 +56,10 @@ class Bus:
 
     async def watchers(self, table_id: str, anonymous: int, names: dict[int, str]) -> None:
         """Tell the other processes who watches a table from here (said again every few seconds)."""
+        return None
+
+    async def lobby(self) -> None:
+        """Tell the other processes that the lobby's list of tables changed (they read it again)."""
         return None
 
     async def close(self) -> None:
@@ -148,6 +153,8 @@ class RedisBus(Bus):
                 await hub.chat_elsewhere(data["chat"])
             elif isinstance(data.get("watchers"), str):
                 await hub.watchers_elsewhere(data["watchers"], str(data.get("origin")), data)
+            elif isinstance(data.get("lobby"), str):
+                hub.lobby_dirty()
         except Exception as err:  # the database is away: the table is caught up when it is back
             if is_outage(err):
                 hub.health.failed(DATABASE, err)
@@ -189,6 +196,10 @@ class RedisBus(Bus):
 
     async def chat(self, table_id: str) -> None:
         await self._send({"origin": self.origin, "chat": table_id})
+
+    async def lobby(self) -> None:
+        # Kept while Redis is away, once (equal messages are kept once): the lists are read again then.
+        await self._send({"origin": self.origin, "lobby": "tables"})
 
     async def watchers(self, table_id: str, anonymous: int, names: dict[int, str]) -> None:
         # Not kept while Redis is away: it is said again every few seconds anyway.
@@ -235,6 +246,11 @@ class Hub:
         """Each table's spectators on this process as last told to the others."""
         self._watched_elsewhere: dict[str, dict[str, tuple[float, int, dict[int, str]]]] = {}
         """Each table's spectators on the other processes: origin -> (heard at, anonymous, names)."""
+        self.lobby_listeners: list[Callable[[], None]] = []
+        """Called when the lobby's list of tables may have changed, here or in another process (the
+        lobby's sockets, ``routes/lobby.py``, read it again)."""
+        self._lobby_seen: dict[str, tuple[Any, ...]] = {}
+        """Each public table's status and seats as last announced to the lobby (or heard of)."""
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -359,6 +375,7 @@ class Hub:
             return
         if REDIS in back:
             await self.bus.flush()  # what others could not hear from us meanwhile
+            self.lobby_dirty()  # and what we could not hear from them
         await self.resync_all()
 
     async def _tell_clients(self) -> None:
@@ -599,12 +616,14 @@ class Hub:
     async def after_step(self, live: Live) -> None:
         await live.broadcast()
         await self.bus.publish(live.id)
+        await self.lobby_changed(live)  # the step that ends the game
         live.kick()
 
     async def changed(self, live: Live) -> None:
         """Seats or status changed here: tell our clients and the other processes."""
         await live.broadcast()
         await self.bus.publish(live.id)
+        await self.lobby_changed(live)
         live.kick()
 
     async def changed_elsewhere(self, table_id: str) -> None:
@@ -614,8 +633,35 @@ class Hub:
         await self.refresh(live)
         async with live.lock:
             await live.catch_up()
+        # The process that changed it announced it to the lobby; remember what it announced, so that
+        # a change back made here is not taken for no change.
+        self._lobby_seen[live.id] = lobby_signature(live)
         await live.broadcast()
         live.kick()
+
+    # -- the lobby ------------------------------------------------------------------------------
+    async def lobby_changed(self, live: Live) -> None:
+        """A public table's line in the lobby may have changed (created, joined, left, started,
+        finished, closed, abandoned): if its status or seats differ from what was last announced,
+        the lobby's sockets here read the list again, and the other processes are told to. Cheap
+        when nothing changed (a socket that opens or closes, a step of a running game)."""
+        if live.private:
+            return  # never listed
+        signature = lobby_signature(live)
+        if self._lobby_seen.get(live.id) == signature:
+            return
+        self._lobby_seen[live.id] = signature
+        self.lobby_dirty()
+        if self.multi:
+            await self.bus.lobby()
+
+    def lobby_dirty(self) -> None:
+        """The lobby's list may have changed: tell the lobby's listeners (they coalesce)."""
+        for listener in list(self.lobby_listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("lobby listener")
 
     async def started(self, table_id: str) -> None:
         live = await self.live(table_id)
@@ -908,6 +954,11 @@ class Hub:
             mu1, sg1 = seat_new.get(s, (mu0, sg0))
             per_seat.append({"before": round(mu0 - 3 * sg0, 3), "after": round(mu1 - 3 * sg1, 3)})
         return out, per_seat
+
+
+def lobby_signature(live: Live) -> tuple[Any, ...]:
+    """What of a table the lobby shows that can change: its status and each seat's holder."""
+    return (live.status, tuple((s.kind, s.account_id, s.name, s.left, s.bot) for s in live.seats))
 
 
 def placed_after_leavers(placings: tuple[int, ...], left: list[bool]) -> tuple[int, ...]:

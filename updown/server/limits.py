@@ -79,6 +79,8 @@ class Limits:
     """Chat lines one WebSocket may send; past that each is refused with ``rate-limited``."""
     chat_per_account: str = "20/minute"
     """Chat lines one account may send, from all its sockets and tables together."""
+    lobby_sockets_per_address: int = 8
+    """Lobby WebSockets (``/ws/lobby``) one client address may have open at once on one process."""
     hash_slots: int = 2
     """Password hashes (argon2, 64 MiB each) running at once, for register and login."""
     hash_wait: float = 2.0
@@ -118,6 +120,8 @@ class Limits:
                     raise ValueError(f"{f.name}: {value[:40]!r} is not a rate like 10/minute, or 'off'") from None
         if self.bot_tables_at_once < 0:
             raise ValueError("bot_tables_at_once: 0 or more")
+        if self.lobby_sockets_per_address < 1:
+            raise ValueError("lobby_sockets_per_address: at least 1")
         if self.hash_slots < 1:
             raise ValueError("hash_slots: at least 1")
         if not 0 <= self.hash_wait <= 60:

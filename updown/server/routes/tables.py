@@ -134,6 +134,7 @@ async def create_table(body: TableIn, acc: AccountDep, svc: ServicesDep) -> dict
         await svc.hub.started(table_id)
     live = await svc.hub.live(table_id)
     assert live is not None
+    await svc.hub.lobby_changed(live)  # a table with open seats: nothing else announced it
     return live.public()
 
 
@@ -446,6 +447,7 @@ async def rematch(live: TableDep, acc: AccountDep, svc: ServicesDep) -> dict[str
         found = await svc.hub.live(new_id)
         if found is None:
             raise bad(503, "the rematch could not be made; try again")
+        await svc.hub.lobby_changed(found)
     await svc.hub.refresh(found)
     if not any(s.kind == "person" and s.account_id == acc.id for s in found.seats):
         if found.status != "open":
