@@ -25,7 +25,7 @@ export async function setNotify(on) {
 let audio = null;
 // A short two-note chime from the Web Audio API (no file to load). Returns true if it played.
 export function chime() {
-  const Ctx = window.AudioContext || window.webkitAudioContext;
+  const Ctx = window.AudioContext || /** @type {any} */ (window).webkitAudioContext; // older Safari
   if (!Ctx) return false;
   try {
     audio = audio || new Ctx();

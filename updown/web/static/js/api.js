@@ -8,6 +8,7 @@ export class ApiError extends Error {
 }
 
 export async function api(method, path, body) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
   const opts = {method, headers: {}, credentials: 'same-origin'};
   if (body !== undefined) { opts.headers['Content-Type'] = 'application/json'; opts.body = JSON.stringify(body); }
   let r;

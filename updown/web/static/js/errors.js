@@ -123,3 +123,10 @@ export function errorText(code, params, english) {
   }
   return english || t('Something went wrong.');
 }
+
+// What a caught error says (api() throws an ApiError whose message is already in the page's
+// language; anything else thrown is said as it is).
+/** @param {unknown} e */
+export function messageOf(e) {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -10,7 +10,7 @@ import { screenFor } from './gamescreens.js';
 import { modal, showRules } from './rules.js';
 import { animate, measure } from './motion.js';
 import { chime, notifyOn, notifyPermission, notifySupported, notifyTurn, setNotify, setSound, soundOn, turnTitle } from './alerts.js';
-import { errorText } from './errors.js';
+import { errorText, messageOf } from './errors.js';
 import { displayName, withNames } from './names.js';
 
 const CHAT_MAX = 200;
@@ -32,9 +32,15 @@ export class TableClient {
     this.pending = new Map(this.loadPending()); this.lastSentN = null; this.counter = 0;
     this.message = null; this.connState = 'connecting'; this.needResend = false; this.renderQueued = false;
     this.motions = 0; this.myTurn = false; this.turns = 0; this.beeps = 0; this.notified = 0; // turn alerts (counted for tests)
-    this.hint = null; this.review = null; this.rematch = null; this.rematchTimer = null;
-    this.service = null; this.resendTimer = null; // the server's database or Redis away (see onMessage)
+    this.hint = null; this.review = null; this.rematch = null;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.rematchTimer = undefined;
+    this.service = null; // the server's database or Redis away (see onMessage)
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.resendTimer = undefined;
     this.wantFocus = false; this.resultsShown = false;
+    /** @type {{lines: {seq: number, name: string, seat: number | null, text?: string, preset?: string}[], more: boolean,
+     *   error: string | null, pending: string | null, sentText?: string}} */
     this.chat = {lines: [], more: false, error: null, pending: null}; this.chatEl = null; this.pageEl = null;
     this.watchers = null; // {count, names}: who watches, from the server's watchers messages
     this.tick = setInterval(() => this.tickClocks(), 500);
@@ -44,7 +50,7 @@ export class TableClient {
   async start() {
     this.account = await me();
     try { this.table = await api('GET', `/api/tables/${encodeURIComponent(this.id)}`); } catch (e) {
-      mount(this.root, h('div', {class: 'panel'}, h('h1', {}, t('No such table')), h('p', {}, e.message),
+      mount(this.root, h('div', {class: 'panel'}, h('h1', {}, t('No such table')), h('p', {}, messageOf(e)),
         h('a', {href: '/', 'data-link': ''}, t('Back to the lobby'))));
       this.stop();
       return;
@@ -57,7 +63,7 @@ export class TableClient {
     this.stopped = true; clearInterval(this.tick); clearInterval(this.rematchTimer); clearTimeout(this.resendTimer);
     document.title = 'updown';
     if (this.ws) { try { this.ws.close(); } catch (e) { /* gone */ } }
-    window.__table = null;
+    /** @type {any} */ (window).__table = null;
   }
 
   connect(fresh = false) {
@@ -259,7 +265,7 @@ export class TableClient {
       this.table = await api('POST', `/api/tables/${encodeURIComponent(this.id)}/${path}`, body || {});
       this.message = null;
       this.reconnect(true);
-    } catch (e) { this.message = {kind: 'error', text: e.message}; }
+    } catch (e) { this.message = {kind: 'error', text: messageOf(e)}; }
     this.render();
   }
 
@@ -289,12 +295,12 @@ export class TableClient {
 
   render() {
     if (this.stopped || !this.table) return;
-    window.__table = this;
+    /** @type {any} */ (window).__table = this; // for the browser tests
     const tb = this.table;
     const game = screenFor(tb.game);
     const active = document.activeElement;
     const inTable = !!active && (active === document.body || this.root.contains(active));
-    const focusKey = inTable && active.dataset ? active.dataset.key : null;
+    const focusKey = inTable && active instanceof HTMLElement ? active.dataset.key : null;
     if (!inTable) this.wantFocus = false; // the player went elsewhere (a menu, a dialog): leave the focus there
     const logScroll = this.root.querySelector('.lines');
     const stick = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 30;
@@ -365,7 +371,7 @@ export class TableClient {
     this.placeFocus(focusKey);
     if (tb.status === 'finished' && this.view) this.showResults();
     else this.resultsShown = false;
-    if (tb.status === 'finished') this.watchRematch(); else { clearInterval(this.rematchTimer); this.rematchTimer = null; }
+    if (tb.status === 'finished') this.watchRematch(); else { clearInterval(this.rematchTimer); this.rematchTimer = undefined; }
   }
 
   // The next sensible control: what can be played now, else the game's end, else nothing.
@@ -444,7 +450,7 @@ export class TableClient {
     try {
       const r = await api('GET', `/api/tables/${encodeURIComponent(this.id)}/hint?budget=300`);
       next = {n, list: r.hints};
-    } catch (e) { next = {n, error: e.message}; }
+    } catch (e) { next = {n, error: messageOf(e)}; }
     if (this.n === n && this.hint && this.hint.n === n) { this.hint = next; this.render(); }
   }
 
@@ -452,7 +458,7 @@ export class TableClient {
   async askReview() {
     this.review = {loading: true};
     this.render();
-    try { this.review = {data: await api('GET', `/api/tables/${encodeURIComponent(this.id)}/review`)}; } catch (e) { this.review = {error: e.message}; }
+    try { this.review = {data: await api('GET', `/api/tables/${encodeURIComponent(this.id)}/review`)}; } catch (e) { this.review = {error: messageOf(e)}; }
     this.render();
   }
 
@@ -502,7 +508,7 @@ export class TableClient {
     try {
       const r = await api('POST', `/api/tables/${encodeURIComponent(this.id)}/rematch`);
       navigate(`/t/${r.id}`);
-    } catch (e) { this.message = {kind: 'error', text: e.message}; this.render(); }
+    } catch (e) { this.message = {kind: 'error', text: messageOf(e)}; this.render(); }
   }
 
   rematchPart() {
