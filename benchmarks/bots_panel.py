@@ -63,12 +63,41 @@ TEST = "TEST|"
 
 MIXED = ("greedy", "random", "easy")
 TIMES: list[float] = []
+WORLDS: list[int] = []
+"""Worlds used by each decision of the test entry that has a choice (a ``pimc`` level), with TIMES."""
+
+
+class _Counted(Timed):
+    """Timed, and the worlds each decision with a choice used (a level's ``used``), into WORLDS."""
+
+    def act(self, view: Any, legal: Any) -> int:
+        a = super().act(view, legal)
+        used = getattr(self.bot, "used", None)
+        if len(legal) > 1 and isinstance(used, int):
+            WORLDS.append(used)
+        return a
 
 
 def _make(name: str, game: Any, seat: int, rng: Any) -> Any:
     if name.startswith(TEST):
-        return Timed(_bot(name[len(TEST):], game, seat, rng), TIMES)
+        return _Counted(_bot(name[len(TEST):], game, seat, rng), TIMES)
     return _bot(name, game, seat, rng)
+
+
+def budgeted(name: str, counts: dict[str, int]) -> str:
+    """``name`` with the levels in ``counts`` held to that many worlds and no time budget
+    (``normal`` -> ``normal:ms=0,worlds=20``), in a field of several bots (``a+b``) too.
+
+    The levels' own budgets are wall time (UP&DOWN ``normal`` 90 ms, ``hard`` 800 ms, each with a
+    cap of worlds), so on a loaded machine they get fewer worlds and play weaker; a count budget
+    makes a run reproducible from its seed and its strength independent of the load."""
+    if not counts:
+        return name
+    if "+" in name:
+        return "+".join(budgeted(part, counts) for part in name.split("+"))
+    if name in counts:
+        return f"{name}:ms=0,worlds={counts[name]}"
+    return name
 
 
 duplicate.make_bot = _make  # the arena's seatings, with the benchmark's bot settings and timing
@@ -77,7 +106,7 @@ duplicate.make_bot = _make  # the arena's seatings, with the benchmark's bot set
 def field_bots(field: str, test: str, others: int, deal: int) -> list[str]:
     if field == "self":
         return [test] * others
-    if field == "mixed":
+    if field == "mixed":  # (not budgeted: greedy, random and easy have no budget)
         if others == 1:
             return [MIXED[deal % len(MIXED)]]
         return list(MIXED[:others]) + ["greedy"] * max(0, others - len(MIXED))
@@ -105,6 +134,20 @@ def play(game: Any, options: Any, players: int, bots: Sequence[str], seed: int, 
             diffs[e] += sign * diff[e] / line.seatings
             wins[e] += share[e] / line.seatings
     return {"diff": [diffs[e] for e in entries], "win": [wins[e] for e in entries]}
+
+
+def _worlds(ws: list[int]) -> dict[str, Any]:
+    if not ws:
+        return {}
+    s = sorted(ws)
+    return {"n": len(s), "median": s[len(s) // 2], "min": s[0], "max": s[-1], "mean": statistics.fmean(s)}
+
+
+def _load() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _times(ts: list[float]) -> dict[str, Any]:
@@ -179,10 +222,12 @@ def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
                 row = store.get(key, deal)
                 if row is None:
                     del TIMES[:]
+                    del WORLDS[:]
                     bots = [TEST + test, *field_bots(field, test, players - 1, deal)]
                     got = play(game, options, players, bots, args.seed, deal, [0])
                     row = {**key, "deal": deal, "diff": got["diff"][0], "win": got["win"][0],
-                           "times": TIMES[:] if args.keep_times else [], "timing": _times(TIMES)}
+                           "times": TIMES[:] if args.keep_times else [], "timing": _times(TIMES),
+                           "worlds": _worlds(WORLDS), "load": _load()}
                     store.add(row)
                 per[test].append(row)
             n = deal + 1
@@ -195,6 +240,9 @@ def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
             if args.stop and n >= args.min_deals and checks and "open" not in checks:
                 state = "stopped: " + ", ".join(checks)
                 break
+            if args.field_seconds and time.perf_counter() - began > args.field_seconds and n < args.deals:
+                state = f"time ran out ({args.field_seconds:.0f} s)" + (": " + ", ".join(checks) if checks else "")
+                break
         else:
             state = "games ran out" + (": " + ", ".join(checks) if len(args.tests) > 1 else "")
         lines.extend(report_field(field, per, args.tests, players, state))
@@ -205,13 +253,19 @@ def report_field(field: str, per: dict[str, list[dict[str, Any]]], tests: list[s
                  state: str) -> list[str]:
     out = []
     n = min(len(v) for v in per.values())
-    out.append(f"field {field} ({players - 1} seats), {n} deals x {players} seatings: {state}")
+    loads = [r["load"] for v in per.values() for r in v[:n] if r.get("load") is not None]
+    where = f", load {min(loads):.1f} to {max(loads):.1f}" if loads else ""
+    out.append(f"field {field} ({players - 1} seats), {n} deals x {players} seatings: {state}{where}")
     for t in tests:
         rows = per[t][:n]
         timing = [x for r in rows for x in r.get("times", [])]
         tm = _times(timing) if timing else _merge_timing([r.get("timing", {}) for r in rows])
         tinfo = (f"; decisions {tm['n']}, median {1000 * tm['median']:.0f} ms, max {1000 * tm['max']:.0f} ms, "
                  f">100 ms {tm['over_100ms']}, >1 s {tm['over_1s']}") if tm else ""
+        ws = [r["worlds"] for r in rows if r.get("worlds")]
+        if ws:
+            tinfo += (f"; worlds a decision: mean {statistics.fmean(w['mean'] for w in ws):.0f}, "
+                      f"min {min(w['min'] for w in ws)}, max {max(w['max'] for w in ws)}")
         out.append(f"  {t:28} score {_fmt([r['diff'] for r in rows])}  win {_fmt([r['win'] for r in rows], True)}"
                    + tinfo)
     for x, y in zip(tests, tests[1:]):
@@ -231,41 +285,65 @@ def _merge_timing(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
-    game = get_game(args.game)
-    options = game.options(args.options)
+    """Consecutive test bots head to head, in each of ``args.games``, at tables of 2 and 4."""
     lines = []
-    for a, b in zip(args.tests, args.tests[1:]):
-        for players in (2, 4):
-            if not game.min_players <= players <= game.max_players:
-                continue
-            bots = [a, b] if players == 2 else [a, b, a, b]
-            field = "ladder " + "+".join(bots)
-            key = cell_key(args, field, b, players)
-            diffs, wins = [], []
-            for deal in range(args.deals):
-                row = store.get(key, deal)
-                if row is None:
-                    entries = list(range(players))
-                    got = play(game, options, players, bots, args.seed, deal, entries)
-                    # B's mean score less A's: each entry's difference is against the other three
-                    # (or one); per game, B's side less A's side is the mean of B's entries' diffs
-                    # times (players - 1) / (players / 2) less A's, over 2.
-                    side_b = statistics.fmean(got["diff"][e] for e in entries if bots[e] == b)
-                    side_a = statistics.fmean(got["diff"][e] for e in entries if bots[e] == a)
-                    scale = (players - 1) / players
-                    row = {**key, "deal": deal, "diff": (side_b - side_a) * scale,
-                           "win": sum(got["win"][e] for e in entries if bots[e] == b)}
-                    store.add(row)
-                diffs.append(row["diff"])
-                wins.append(row["win"])
-                if args.progress:
-                    print(f"  {field} deal {deal + 1}: {b} - {a} {_fmt(diffs)}", file=sys.stderr, flush=True)
-                if args.stop and deal + 1 >= args.min_deals and verdict(diffs) != "open":
-                    break
-            lines.append(f"ladder {b} vs {a} at {players}: {len(diffs)} deals x {players} seatings: "
-                         f"{b}'s score less {a}'s {_fmt(diffs)}, {b}'s win share {_fmt(wins, True)}: "
-                         f"aim {b} > {a}: {verdict(diffs)}")
+    for game_id in args.games:
+        game = get_game(game_id)
+        opts = args.options if game_id == args.game else {}
+        options = game.options(opts)
+        for a, b in zip(args.tests, args.tests[1:]):
+            for players in (2, 4):
+                if not game.min_players <= players <= game.max_players:
+                    continue
+                lines.append(ladder_cell(args, store, game, options, opts, a, b, players))
     return lines
+
+
+def ladder_cell(args: argparse.Namespace, store: Store, game: Any, options: Any, opts: dict[str, Any],
+                a: str, b: str, players: int) -> str:
+    """B against A at one table size: ``[A, B]`` or ``[A, B, A, B]`` (two seats each, seated
+    alternately; in a partnership game of 4 the A seats are partners), every seating of each deal."""
+    bots = [a, b] if players == 2 else [a, b, a, b]
+    field = "ladder " + "+".join(bots)
+    key = {**cell_key(args, field, b, players), "game": game.id, "options": opts}
+    diffs: list[float] = []
+    wins: list[float] = []
+    loads: list[float] = []
+    began = time.perf_counter()
+    state = "games ran out"
+    for deal in range(args.deals):
+        row = store.get(key, deal)
+        if row is None:
+            entries = list(range(players))
+            got = play(game, options, players, bots, args.seed, deal, entries)
+            # Each entry's difference is against the other three (or one): B's side's mean less
+            # A's, times (players - 1) / players, is B's mean score less A's mean score.
+            side_b = statistics.fmean(got["diff"][e] for e in entries if bots[e] == b)
+            side_a = statistics.fmean(got["diff"][e] for e in entries if bots[e] == a)
+            scale = (players - 1) / players
+            # B's share of the first places (partners who win share one first place each).
+            total = sum(got["win"][e] for e in entries) or 1.0
+            row = {**key, "deal": deal, "diff": (side_b - side_a) * scale,
+                   "win": sum(got["win"][e] for e in entries if bots[e] == b) / total, "load": _load()}
+            store.add(row)
+        diffs.append(row["diff"])
+        wins.append(row["win"])
+        if row.get("load") is not None:
+            loads.append(row["load"])
+        if args.progress:
+            print(f"  {game.id} {field} deal {deal + 1} ({time.perf_counter() - began:.0f} s): "
+                  f"{b} - {a} {_fmt(diffs)}", file=sys.stderr, flush=True)
+        if args.stop and deal + 1 >= args.min_deals and verdict(diffs) != "open":
+            state = "stopped"
+            break
+        if args.field_seconds and time.perf_counter() - began > args.field_seconds and deal + 1 < args.deals:
+            state = f"time ran out ({args.field_seconds:.0f} s)"
+            break
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
+    where = f", load {min(loads):.1f} to {max(loads):.1f}" if loads else ""
+    return (f"ladder {b} vs {a} at {players} ({game.id}): {len(diffs)} deals x {players} seatings ({state}{where}): "
+            f"{b}'s score less {a}'s {_fmt(diffs)} (s.e. {se:.2f}), {b}'s win share {_fmt(wins, True)}: "
+            f"aim {b} > {a}: {verdict(diffs)}")
 
 
 def main(argv: list[str]) -> None:
@@ -280,6 +358,12 @@ def main(argv: list[str]) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--ladder", action="store_true")
+    p.add_argument("--games", default=None,
+                   help="with --ladder: the games, comma-separated (default --game); -o options apply to --game only")
+    p.add_argument("--count", default="",
+                   help="count budgets for levels, e.g. normal=20,hard=240: that many worlds, no time budget")
+    p.add_argument("--field-seconds", type=float, default=0.0,
+                   help="stop a field (or a ladder cell) after the deal that passes this many seconds")
     p.add_argument("--no-stop", dest="stop", action="store_false")
     p.add_argument("--keep-times", action="store_true", help="store every decision time, not a summary")
     p.add_argument("--quiet", dest="progress", action="store_false")
@@ -288,8 +372,10 @@ def main(argv: list[str]) -> None:
     args.players = args.players or game.bench_players
     args.options = {k: int(v) if v.isdigit() else v
                     for k, _, v in (o.partition("=") for o in args.opts)}
-    args.fields = [f for f in args.fields.split(",") if f]
-    args.tests = [t for t in args.tests.split(";" if ";" in args.tests else ",") if t]
+    counts = {k: int(v) for k, _, v in (c.partition("=") for c in args.count.split(",") if c)}
+    args.fields = [budgeted(f, counts) for f in args.fields.split(";" if ";" in args.fields else ",") if f]
+    args.tests = [budgeted(t, counts) for t in args.tests.split(";" if ";" in args.tests else ",") if t]
+    args.games = [g for g in (args.games or args.game).split(",") if g]
     store = Store(args.out)
     lines = run_ladder(args, store) if args.ladder else run_fields(args, store)
     print(f"{args.game}, {args.players} players, options {args.options}, seed {args.seed}")
