@@ -63,6 +63,10 @@ def serve(
     access_log: Annotated[Optional[bool], typer.Option(
         "--access-log/--no-access-log", help="log every HTTP request [env UPDOWN_ACCESS_LOG]",
         show_default=False)] = None,
+    ws_deflate: Annotated[Optional[bool], typer.Option(
+        "--ws-deflate/--no-ws-deflate",
+        help="compress WebSocket messages (permessage-deflate) for clients that offer it; off saves CPU where "
+             "bandwidth is cheap [env UPDOWN_WS_DEFLATE; default on]", show_default=False)] = None,
     limit: Annotated[Optional[list[str]], typer.Option(
         metavar="NAME=VALUE",
         help="one of the server's limits, e.g. tables_per_guest=5/hour, hash_slots=4, max_body=131072, or a "
@@ -89,7 +93,8 @@ def serve(
     flags = {"db": db, "host": host, "port": port, "redis": redis, "bot_delay": bot_delay, "bot_workers": bot_workers,
              "secure_cookies": secure_cookies, "sqlite_sync": sqlite_sync, "trusted_proxies": trusted_proxies,
              "allowed_origins": tuple(allowed_origin) if allowed_origin else None, "api_docs": api_docs,
-             "log_level": log_level.lower() if log_level else None, "log_json": log_json, "access_log": access_log}
+             "log_level": log_level.lower() if log_level else None, "log_json": log_json, "access_log": access_log,
+             "ws_deflate": ws_deflate}
     try:
         settings = Settings.load(flags, config)
         for assignment in limit or []:
@@ -114,7 +119,7 @@ def serve(
     proxies = settings.trusted_proxies
     server = uvicorn.Server(uvicorn.Config(
         application, log_config=None, log_level=settings.log_level, access_log=settings.access_log,
-        ws_max_size=2 * 1024 * 1024, proxy_headers=proxies is not None,
+        ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, proxy_headers=proxies is not None,
         forwarded_allow_ips=proxies if proxies is not None else "", server_header=False))
     server.run(sockets=[sock])
 
