@@ -36,6 +36,10 @@ MAX_STEP_CHARS = 2_000
 MAX_MOVES = 50_000
 """The most actions and chance outcomes a replay applies."""
 MAX_SEAT_NAME = 100
+MAX_CHAT_LINES = 10_000
+"""The most chat lines a record may carry (a server's table sends at most a few hundred)."""
+MAX_CHAT_TEXT = 1_000
+"""The longest chat line in a record (the server takes lines of at most 200 characters)."""
 MAX_MESSAGE = 300
 """The longest error message about a record."""
 
@@ -69,6 +73,84 @@ def _bounded_int(text: str) -> int:
 
 
 @dataclass
+class ChatLine:
+    """One line of the table's chat in a record: public to everyone at the table, and never part of
+    the game (a replay plays the same game with or without it).
+
+    ``moves`` is where in the game it was said: the number of moves (actions and chance outcomes,
+    counted one by one even where a step lists several) played by then, so a viewer shows it after
+    that many moves; None for a line whose moment is unknown (shown at the start)."""
+
+    text: str
+    name: str = ""
+    seat: int | None = None
+    """The author's seat, None for a spectator."""
+    moves: int | None = None
+    seq: int | None = None
+    """The line's number at its table (1, 2, ...)."""
+    at: float | None = None
+    """When it was said, in seconds since 1970 (UTC)."""
+    preset: str | None = None
+    """The key of a preset phrase (``good-game``), which a viewer may show in its reader's language."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.seq is not None:
+            out["seq"] = self.seq
+        out.update({"name": self.name, "seat": self.seat, "text": self.text})
+        if self.preset is not None:
+            out["preset"] = self.preset
+        if self.moves is not None:
+            out["moves"] = self.moves
+        if self.at is not None:
+            out["at"] = self.at
+        return out
+
+    @classmethod
+    def from_dict(cls, number: int, data: Any, players: int) -> ChatLine:
+        """Chat line ``number`` (from 1) of a record; raises RecordError naming the line and what is wrong."""
+        where = f"chat line {number}"
+        if not isinstance(data, Mapping):
+            raise RecordError(f"{where}: a chat line is an object such as "
+                              '{"name": "Kim", "seat": 0, "text": "good luck", "moves": 12}')
+        unknown = sorted(set(data) - {"seq", "name", "seat", "text", "preset", "moves", "at"})
+        if unknown:
+            raise RecordError(f"{where}: unknown key {show(str(unknown[0]), 30)} (a line has seq, name, seat, text, "
+                              "preset, moves, at)")
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise RecordError(f"{where}: 'text' must be a string" if "text" in data else f"{where} has no 'text'")
+        if len(text) > MAX_CHAT_TEXT:
+            raise RecordError(f"{where}: the text has {len(text):,} characters (at most {MAX_CHAT_TEXT:,})")
+        name = data.get("name", "")
+        if not isinstance(name, str):
+            raise RecordError(f"{where}: 'name' must be a string")
+        if len(name) > MAX_SEAT_NAME:
+            raise RecordError(f"{where}: the name is longer than {MAX_SEAT_NAME} characters")
+        seat = data.get("seat")
+        if seat is not None and (not _whole(seat) or not 0 <= seat < players):
+            raise RecordError(f"{where}: 'seat' is {show(seat)}: a seat is 0 to {players - 1}, or null for a spectator")
+        moves = data.get("moves")
+        if moves is not None and (not _whole(moves) or moves < 0):
+            raise RecordError(f"{where}: 'moves' is {show(moves)}: the number of moves played before it, "
+                              "a whole number from 0")
+        seq = data.get("seq")
+        if seq is not None and (not _whole(seq) or seq < 1):
+            raise RecordError(f"{where}: 'seq' is {show(seq)}: the line's number, a whole number from 1")
+        at = data.get("at")
+        if at is not None and (not isinstance(at, (int, float)) or isinstance(at, bool) or not 0 <= at < 1e11):
+            raise RecordError(f"{where}: 'at' is {show(at)}: the time it was said, in seconds since 1970")
+        preset = data.get("preset")
+        if preset is not None and (not isinstance(preset, str) or len(preset) > 32):
+            raise RecordError(f"{where}: 'preset' must be a phrase's key of at most 32 characters")
+        return cls(text, name, seat, moves, seq, float(at) if at is not None else None, preset)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass
 class Record:
     game: str
     players: int
@@ -77,6 +159,8 @@ class Record:
     steps: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     seed: int | None = None
+    chat: list[ChatLine] = field(default_factory=list)
+    """The table's chat, in the order it was said (none: no ``chat`` key is written)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "game": self.game,
@@ -86,6 +170,8 @@ class Record:
         out["steps"] = self.steps
         if self.result is not None:
             out["result"] = self.result
+        if self.chat:
+            out["chat"] = [line.to_dict() for line in self.chat]
         return out
 
     def to_json(self) -> str:
@@ -165,8 +251,16 @@ class Record:
         if result is not None and not isinstance(result, Mapping):
             raise RecordError("'result' must be an object")
         seed = data.get("seed")
+        chat = data.get("chat")
+        if chat is None:
+            chat = []
+        if not isinstance(chat, list):
+            raise RecordError("'chat' must be a list of lines")
+        if len(chat) > MAX_CHAT_LINES:
+            raise RecordError(f"the record has {len(chat):,} chat lines (at most {MAX_CHAT_LINES:,})")
+        lines = [ChatLine.from_dict(i, line, players) for i, line in enumerate(chat, start=1)]
         return cls(game, players, dict(options), list(seats), list(steps),
-                   dict(result) if result is not None else None, seed if isinstance(seed, int) else None)
+                   dict(result) if result is not None else None, seed if isinstance(seed, int) else None, lines)
 
 
 class RecordWriter:
@@ -214,6 +308,9 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
 
     Raises :class:`RecordError` naming the step (numbered from 1) and what is wrong.
     ``on_step(state, seat, action)`` is called after each applied action or outcome.
+
+    The record's chat plays no part in the game: only its lines' moments are checked, once the
+    steps are replayed (a line said after more moves than the record has is an error).
     """
     if len(record.steps) > MAX_STEPS:
         raise RecordError(f"the record has {len(record.steps):,} steps (at most {MAX_STEPS:,})")
@@ -271,6 +368,9 @@ def replay(record: Record, on_step: StepHook | None = None) -> State:
             raise RecordError(clip(str(err))) from None
         except ValueError as err:  # UpdownError, or a number too long to convert
             raise RecordError(clip(f"{where}: {err}")) from None
+    for number, line in enumerate(record.chat, start=1):
+        if line.moves is not None and line.moves > moves:
+            raise RecordError(f"chat line {number} is at move {line.moves:,}, but the record has only {moves:,} moves")
     if record.result is not None:
         if not state.is_terminal():
             raise RecordError("the record claims a result, but its steps end before the game is over")
