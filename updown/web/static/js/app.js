@@ -163,28 +163,125 @@ function yourGames(acc, names) {
     }))));
 }
 
+// Make the element `old` look like `fresh`, keeping every node of it that is already equal (so a
+// focused button of an unchanged part stays the same node and keeps the focus). Children are matched
+// first by equality, in order, then by position when they are the same kind of element.
+function morph(old, fresh) {
+  if (old.isEqualNode(fresh)) return old;
+  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) { old.replaceWith(fresh); return fresh; }
+  if (old.nodeType !== Node.ELEMENT_NODE) { old.nodeValue = fresh.nodeValue; return old; }
+  for (const a of [...old.attributes]) if (!fresh.hasAttribute(a.name)) old.removeAttribute(a.name);
+  for (const a of fresh.attributes) if (old.getAttribute(a.name) !== a.value) old.setAttribute(a.name, a.value);
+  const olds = [...old.childNodes];
+  const used = new Set();
+  let at = 0;
+  const wanted = [...fresh.childNodes].map((child) => {
+    const same = olds.findIndex((o, i) => i >= at && !used.has(o) && o.isEqualNode(child));
+    if (same >= 0) { used.add(olds[same]); at = same + 1; return olds[same]; }
+    const next = olds.find((o, i) => i >= at && !used.has(o));
+    if (next && next.nodeName === child.nodeName && next.nodeType === child.nodeType) {
+      used.add(next); at = olds.indexOf(next) + 1;
+      return morph(next, child);
+    }
+    return child;
+  });
+  place(old, wanted);
+  return old;
+}
+
+// Put `nodes` in `parent`, in order, removing the others first and moving as few as it can (a node
+// moved loses the focus, so those already in order stay where they are).
+function place(parent, nodes) {
+  const keep = new Set(nodes);
+  for (const child of [...parent.childNodes]) if (!keep.has(child)) parent.removeChild(child);
+  let cur = parent.firstChild;
+  for (const node of nodes) {
+    if (node === cur) cur = cur.nextSibling;
+    else parent.insertBefore(node, cur);
+  }
+}
+
+// The lobby's list from the lobby's WebSocket (docs/server.md, "The lobby's WebSocket"): every list
+// comes when a table changes, none is asked for. While the socket is away the page tries it again
+// with backoff and reads GET /api/tables every 20 s meanwhile. Returns the function that stops it.
+const LOBBY_POLL = 20000;
+function lobbyFeed(onTables, onLive) {
+  let ws = null; let stopped = false; let retry = null; let poll = null; let delay = 1000;
+  const readOnce = async () => {
+    // Not shown when the socket came back meanwhile (its list is newer).
+    try { const tables = await api('GET', '/api/tables?status=open,running'); if (poll) onTables(tables); } catch (e) { /* kept as it was */ }
+  };
+  const startPoll = () => { if (!poll) { poll = setInterval(readOnce, LOBBY_POLL); readOnce(); } };
+  const stopPoll = () => { if (poll) { clearInterval(poll); poll = null; } };
+  const keepAlive = setInterval(() => { if (ws && ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}'); }, 25000);
+  const connect = () => {
+    retry = null;
+    if (stopped) return;
+    const sock = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/lobby`);
+    ws = sock;
+    sock.onmessage = (ev) => {
+      let msg = null;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg && msg.type === 'tables' && Array.isArray(msg.tables)) {
+        delay = 1000; stopPoll(); onLive(true); onTables(msg.tables);
+      }
+    };
+    sock.onclose = (ev) => {
+      if (ws !== sock) return;
+      ws = null;
+      if (stopped) return;
+      onLive(false); startPoll();
+      // Too many lobby sockets from this address (4429): the slow poll for a minute.
+      const wait = ev.code === 4429 ? 60000 : delay;
+      delay = Math.min(30000, delay * 2);
+      retry = setTimeout(connect, wait * (0.75 + Math.random() * 0.5));
+    };
+  };
+  connect();
+  return () => {
+    stopped = true; stopPoll(); clearInterval(keepAlive);
+    if (retry) clearTimeout(retry);
+    if (ws) { const sock = ws; ws = null; sock.close(1000); }
+  };
+}
+
 async function lobbyPage(root) {
   const acc = await me(true);
   const catalogue = await games();
   const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
-  const list = h('div', {class: 'panel'}, h('p', {class: 'muted'}, t('Loading…')));
-  const refresh = async () => {
-    let tables = [];
-    try { tables = await api('GET', '/api/tables?status=open,running'); } catch (e) { /* shown empty */ }
-    const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
-    mount(list, h('h2', {}, t('Tables')), tables.length ? h('table', {class: 'grid tables stack'},
-      h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, h('span', {class: 'sr'}, t('Actions'))))),
-      h('tbody', {}, tables.map((tb) => h('tr', {},
-        h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
-        h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name)).join(', ')),
-        h('td', {class: 'cell-status'}, statusText(tb.status)),
-        h('td', {class: 'buttons'},
-          // Your own running game: Resume (not only Watch).
-          tb.status === 'running' && seatedAt(tb) ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, t('Resume'))
-            : [tb.status === 'open' && tb.seats.some((s) => s.kind === 'open' && (!s.name || (acc && s.name === acc.name)))
-              ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
-            h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch'))])))))
-      : h('p', {class: 'muted'}, t('No open tables. Create one!')));
+  const list = h('div', {class: 'panel lobby-tables', 'data-live': '0'}, h('h2', {}, t('Tables')), h('p', {class: 'muted'}, t('Loading…')));
+  const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
+  const row = (tb) => h('tr', {'data-table': tb.id},
+    h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
+    h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name)).join(', ')),
+    h('td', {class: 'cell-status'}, statusText(tb.status)),
+    h('td', {class: 'buttons'},
+      // Your own running game: Resume (not only Watch).
+      tb.status === 'running' && seatedAt(tb) ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, t('Resume'))
+        : [tb.status === 'open' && tb.seats.some((s) => s.kind === 'open' && (!s.name || (acc && s.name === acc.name)))
+          ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
+        h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch'))]));
+  const tbody = h('tbody');
+  const grid = h('table', {class: 'grid tables stack'},
+    h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, h('span', {class: 'sr'}, t('Actions'))))),
+    tbody);
+  const empty = h('p', {class: 'muted'}, t('No open tables. Create one!'));
+  const keys = new WeakMap(); // each row: the table it was drawn from (as JSON)
+  // Each list updates the rows in place: a row whose table did not change is not touched, a changed
+  // one only where it changed, so the page neither jumps nor loses the focus of a button.
+  const show = (tables) => {
+    const focused = document.activeElement;
+    place(list, [list.firstChild, tables.length ? grid : empty]);
+    const byId = new Map([...tbody.children].map((tr) => [tr.dataset.table, tr]));
+    place(tbody, tables.map((tb) => {
+      const key = JSON.stringify(tb);
+      const old = byId.get(tb.id);
+      if (old && keys.get(old) === key) return old;
+      const tr = old ? morph(old, row(tb)) : row(tb);
+      keys.set(tr, key);
+      return tr;
+    }));
+    if (focused && focused !== document.activeElement && focused.isConnected) focused.focus({preventScroll: true});
   };
   if (!acc) {
     // The front page for a visitor: what the four games are, and one click into one of them.
@@ -193,9 +290,7 @@ async function lobbyPage(root) {
     mount(root, h('div', {class: 'page lobby'}, h('h1', {}, t('Lobby')), yourGames(acc, names), playNowPanel(catalogue, acc),
       h('div', {class: 'cols2'}, createForm(catalogue, acc), list)));
   }
-  await refresh();
-  const timer = setInterval(refresh, 5000);
-  cleanup = () => clearInterval(timer);
+  cleanup = lobbyFeed(show, (live) => { list.dataset.live = live ? '1' : '0'; });
 }
 
 function optionInput(opt, gameId) {
