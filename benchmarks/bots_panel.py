@@ -3,7 +3,8 @@ against fields of every kind, with 95% intervals and a sequential stop.
 
     python benchmarks/bots_panel.py [--game updown] [--players 4] [-o rounds=2 ...]
         [--fields random,easy,greedy,mixed] [--tests greedy,normal] [--deals 40] [--min-deals 10]
-        [--seed 1] [--out DIR] [--ladder] [--no-stop]
+        [--seed 1] [--out DIR] [--ladder [--games updown,euchre]] [--no-stop]
+        [--count normal=20,hard=240] [--field-seconds 600]
 
 **Fields.** The other ``players - 1`` seats: ``random``, ``easy``, ``greedy``, ``normal``, ``hard``
 (all that bot), ``mixed`` (greedy, random, easy, in that order, cut to the seats there are; one seat
@@ -27,14 +28,24 @@ interval on one side of 0 (``met``: above, ``failed``: below); otherwise it runs
 ``--deals`` run out (``open``). Looking after every deal makes a stop a little more likely than
 the nominal 5% by chance alone; the intervals printed are the plain ones.
 
-**Ladder** (``--ladder``): head to head at tables of 2 and 4 (``[A, B]``, ``[A, B, A, B]``) for
-each consecutive pair of ``--tests`` (e.g. ``easy,normal,hard``): A's score less B's per game, and
-A's win share.
+**Ladder** (``--ladder``): head to head at tables of 2 and 4 (``[A, B]``, ``[A, B, A, B]``: two
+seats each, seated alternately, every seating of each deal) for each consecutive pair of
+``--tests`` (e.g. ``easy,normal,hard``), in each of ``--games``: B's mean score less A's per game
+with its standard error and 95% interval, and B's share of the first places.
+
+**Budgets.** The levels' own budgets are wall time with a cap of worlds (UP&DOWN ``normal``
+90 ms, ``hard`` 800 ms), so on a loaded machine they get fewer worlds and play weaker, and a run
+cannot be repeated. ``--count normal=20,hard=240`` holds those levels, wherever they sit (tests,
+fields, ladder), to that many worlds a decision and no time budget: reproducible from the seed,
+and as strong at any load. Every deal on file says the load then and the worlds the test bot's
+decisions used. ``--field-seconds S`` ends a field (or a ladder cell) after the deal that passes
+S seconds, so a run on a busy machine stays bounded.
 
 Every finished deal is one JSON line in ``DIR/deals.jsonl`` (the cell, the deal, the per-deal
 figures and the test bot's decision times), so a run stopped is continued by running it again,
 and a later run with other test bots on the same ``--seed`` is paired deal by deal with it
-(``--report`` prints the table of everything on file). Run it under ``nice`` on one core.
+(the same command again plays only the deals not on file and prints the table). Run it under
+``nice`` on one core.
 """
 
 from __future__ import annotations
