@@ -37,7 +37,7 @@ from updown.cli.session import Session, bot_list_from
 from updown.cli.unseen import redraw
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
-from updown.core.records import Record, replay as replay_record
+from updown.core.records import MAX_CHAT_TEXT, ChatLine, Record, new_state_for, replay as replay_record
 from updown.core.registry import all_games, get_game
 from updown.i18n import LANGUAGES, Translator, translator
 from updown.rules import rules_text
@@ -562,6 +562,8 @@ def replay(
         out = {"game": game.id, "players": rec.players, "seats": rec.seats, "steps": len(rec.steps),
                "finished": finished, "result": state.result().to_dict() if finished else None,
                "seat": seat, "events": events}
+        if rec.chat:
+            out["chat"] = [line.to_dict() for line in rec.chat]
         print(json.dumps(out, indent=1, ensure_ascii=False))
         return
     head = Text(game.name, style="bold")
@@ -569,7 +571,7 @@ def replay(
     if seat is not None:
         head.append(" · " + _("as {name} saw it").format(name=names[seat]), style="dim")
     console.print(head)
-    if step or seat is not None:
+    if step or seat is not None or rec.chat:
         _replay_live(rec, game, names, seat, step, _)
     else:
         for event in state.log:
@@ -596,13 +598,38 @@ PAUSE_AFTER = frozenset({"trick", "score", "round", "lone", "thrown-in"})
 """Event types after which ``replay --step`` waits for a key (Up or Down? pauses after each turn's draw)."""
 
 
+def chat_text(line: ChatLine, _: Translator) -> Text:
+    """A record's chat line as the terminal prints it: plain text (never read as markup), control
+    characters shown as ``?``, the author named and a spectator said to be one."""
+    name = safe_name(line.name or "?")
+    out = Text("» ", style="dim")
+    out.append(name if line.seat is not None else _("{name} (spectator)").format(name=name), style="bold magenta")
+    out.append(": " + safe_name(line.text, MAX_CHAT_TEXT))
+    return out
+
+
 def _replay_live(rec: Record, game: Game[Any], names: list[str], seat: int | None, step: bool,
                  _: Translator) -> None:
     shown = 0
+    moves = 0
     screen = hooks_for(game).screen
+    # The chat, each line after the move it followed (a line of unknown moment at the start).
+    chat: dict[int, list[ChatLine]] = {}
+    for line in rec.chat:
+        chat.setdefault(line.moves or 0, []).append(line)
+    if chat.get(0):  # after what the game shows before its first move (a deal's start), as said
+        start = new_state_for(rec)
+        first = start.log if seat is None else start.view(seat)["log"]
+        for event in first:
+            if event["type"] != "chose":
+                console.print(event_text(game, event, names, _))
+        shown = len(first)
+        for line in chat[0]:
+            console.print(chat_text(line, _))
 
     def on_step(state: State, _seat: int | None, _action: int) -> None:
-        nonlocal shown
+        nonlocal shown, moves
+        moves += 1
         log = state.log if seat is None else state.view(seat)["log"]
         pause = False
         for event in log[shown:]:
@@ -611,6 +638,8 @@ def _replay_live(rec: Record, game: Game[Any], names: list[str], seat: int | Non
             pause = pause or event["type"] in PAUSE_AFTER or (event["type"] in ("draw", "drew") and
                                                                 game.id == "up-or-down")
         shown = len(log)
+        for line in chat.get(moves, []):
+            console.print(chat_text(line, _))
         if step and pause and not state.is_terminal():
             if seat is not None:
                 console.print(screen(state.view(seat), names, _))
