@@ -23,7 +23,7 @@ from typing import Any
 from updown.bots import bot_names, make_bot
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
-from updown.core.records import Record, RecordWriter
+from updown.core.records import ChatLine, Record, RecordWriter
 from updown.core.registry import get_game
 from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
@@ -32,7 +32,7 @@ from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
 from updown.server.outage import DATABASE, ServiceHealth, first_line, is_outage, retried
 from updown.server.reasons import why_not
-from updown.server.store import Actor, Conflict, Finish, Posting, Store, StepRow, Unbalanced, Unheld
+from updown.server.store import Actor, ChatRow, Conflict, Finish, Posting, Store, StepRow, Unbalanced, Unheld
 
 log = logging.getLogger("updown.server")
 
@@ -135,6 +135,9 @@ class Live:
         self.leave_tried: set[int] = set()
         self._views: dict[int, tuple[int, dict[str, Any], list[Any]]] = {}
         """Each seat's view (without its log) and log at the step it was last built."""
+        self.public_events: list[int] = []
+        """The length of the spectators' log after each number of steps (0, 1, ...): where a chat
+        line said then stands among the events a spectator saw."""
         self.shared = False
         """True when other server processes may store steps of this table too (Redis mode)."""
         self.unseated: Callable[[Any], None] = lambda conn: None
@@ -181,6 +184,9 @@ class Live:
         logs = view.pop("log")
         loglen = len(logs)
         self._views[key] = (len(self.steps), view, logs)
+        if key == SPECTATOR:
+            del self.public_events[len(self.steps):]
+            self.public_events.append(loglen)
         legal = self.state.legal_actions(key) if key != SPECTATOR and not self.state.is_terminal() else []
         f = self.frames[key]
         # Compared as values (a view is built fresh each time and never changed afterwards), not as
@@ -277,8 +283,16 @@ class Live:
                       for i, s in enumerate(self.seats)],
         }
 
-    def record(self, full: bool) -> dict[str, Any]:
-        """The game record (``full``: a finished game) or what a spectator may see of it."""
+    def record(self, full: bool, chat: list[ChatRow] | None = None) -> dict[str, Any]:
+        """The game record (``full``: a finished game) or what a spectator may see of it, each with
+        the table's chat (``chat``: its stored lines; None reads them from the store, here).
+
+        Chat is public to everyone at the table. A finished game's record places each line by the
+        moves played when it was said (``moves``); a running game's spectator view places it by the
+        number of events a spectator had seen then (``event``), never by the step count, which would
+        tell when hidden steps happened."""
+        if chat is None:
+            chat = self.store.chat(self.id)
         if full:
             rec = Record(self.game.id, self.players, self.options.to_dict(), self.names())
             writer = RecordWriter(rec)
@@ -289,11 +303,21 @@ class Live:
                     writer.action(row.seat, row.notation)
             if self.state.is_terminal():
                 rec.result = self.state.result().to_dict()
+            rec.chat = [ChatLine(c.text, c.name, self._chat_seat(c), min(max(c.n, 0), len(self.steps)), c.seq,
+                                 round(c.at, 3), c.preset) for c in chat]
             return rec.to_dict()
         view = self.state.view(None)
+        lines = []
+        for c in chat:
+            line = ChatLine(c.text, c.name, self._chat_seat(c), None, c.seq, round(c.at, 3), c.preset).to_dict()
+            line["event"] = self.public_events[min(max(c.n, 0), len(self.public_events) - 1)]
+            lines.append(line)
         return {"format": "updown-spectator-view", "game": self.game.id, "players": self.players,
                 "options": self.options.to_dict(), "seats": self.names(), "finished": False,
-                "events": view["log"], "lines": self.describe(view["log"])}
+                "events": view["log"], "lines": self.describe(view["log"]), "chat": lines}
+
+    def _chat_seat(self, c: ChatRow) -> int | None:
+        return c.seat if c.seat is not None and 0 <= c.seat < self.players else None
 
     async def broadcast(self) -> None:
         """Send every connection the frames it has not had, and the table's public state.

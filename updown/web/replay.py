@@ -5,6 +5,10 @@ which checks every step) and returns, for each step, the spectator's view and th
 explain the new events. Only a *finished* record (it carries a result and its replay reaches the
 end of the game) also gets each seat's own view, that is every hand: a running or cut-short record
 shows what a spectator could see and nothing more.
+
+The record's chat (public to everyone at the table) comes as plain strings, each line with the
+viewer's step it belongs to: the step after its ``moves`` (one viewer step per move), step 0 for a
+line whose moment is unknown. The page shows them as text, never as HTML.
 """
 
 from __future__ import annotations
@@ -90,6 +94,9 @@ def replay_steps(body: bytes, lang: str = "en") -> dict[str, Any]:
     if not finished:
         for step in steps:
             del step["seats"]
+    # replay() has checked that no line is after the last move; min() keeps the viewer safe anyway.
+    chat = [{"seq": line.seq, "name": line.name[:40], "seat": line.seat, "text": line.text, "preset": line.preset,
+             "at": line.at, "step": min(line.moves or 0, len(steps) - 1)} for line in record.chat]
     return {"game": game.id, "game_name": game.name, "players": players, "seats": names,
             "options": record.options, "finished": finished, "result": record.result if finished else None,
-            "steps": steps}
+            "steps": steps, "chat": chat}

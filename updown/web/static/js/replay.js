@@ -3,7 +3,9 @@
 // engine (POST /web/replay); the page draws each step with the same per-game screens as the table.
 //
 // The moves are listed by deal (or round) and trick; a deal is one step (not one per card dealt);
-// players are named. The arrow keys step (Up/Down: a trick at a time), the slider drags, and the
+// players are named. The table's chat, if the record has it, is shown line by line as the game
+// reaches the moment each was said (plain text: a line is never read as HTML). The arrow keys
+// step (Up/Down: a trick at a time), the slider drags, and the
 // address's hash (#step=K, K the record's step) is a link to the position shown.
 import { h, mount } from './dom.js';
 import { lang, t } from './i18n.js';
@@ -11,6 +13,7 @@ import { actionText, renderBoard } from './board.js';
 import { screenFor } from './gamescreens.js';
 import { errorText } from './errors.js';
 import { displayName, withNames } from './names.js';
+import { PRESETS } from './table.js';
 
 const MAX_BYTES = 2_000_000;
 const OUTER_END = new Set(['score', 'round']);
@@ -164,6 +167,26 @@ export async function replayPage(root) {
         : itemButton(e.item))))));
   }
 
+  // The chat said up to the record's step `last`, the newest line marked (as the current move is).
+  function chatPanel(last) {
+    const said = (state.data.chat || []).filter((x) => x.step <= last);
+    const newest = said.length - 1;
+    const when = (at) => {
+      if (typeof at !== 'number') return null;
+      try { return new Date(at * 1000).toLocaleTimeString(lang, {hour: '2-digit', minute: '2-digit'}); } catch (e) { return null; }
+    };
+    const items = said.map((x, k) => h('li', {'data-seq': x.seq, 'data-chat-step': x.step, class: k === newest ? 'newest' : null,
+      'aria-current': k === newest ? 'true' : null,
+      style: k === newest ? {background: '#fff3c4', boxShadow: 'inset 3px 0 0 var(--gold)', paddingLeft: '.4rem'} : null},
+    when(x.at) ? h('span', {class: 'muted chat-time'}, when(x.at), ' ') : null,
+    h('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? h('span', {class: 'tag'}, t('spectator')) : null, ': ',
+    h('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
+    return h('section', {class: 'panel chat replay-chat', 'data-replay-chat': '', 'aria-labelledby': 'replay-chat-title'},
+      h('h2', {id: 'replay-chat-title'}, t('Chat')),
+      h('ol', {class: 'chat-lines', tabindex: 0, 'aria-label': t('Chat')},
+        items.length ? items : h('li', {class: 'muted chat-empty'}, t('Nothing said yet.'))));
+  }
+
   function draw(focusList = false) {
     if (state.error) { mount(out, h('div', {class: 'banner error', role: 'alert', 'data-replay-error': ''}, state.error)); return; }
     const d = state.data;
@@ -211,9 +234,11 @@ export async function replayPage(root) {
       h('div', {class: 'replay-main'},
         h('div', {}, renderBoard(ctx),
           h('section', {class: 'panel log'}, h('h2', {}, t('What happened')),
-            h('ol', {class: 'lines', tabindex: 0, 'aria-label': t('What happened')}, lines.slice(-300).map((l) => h('li', {}, l))))),
+            h('ol', {class: 'lines', tabindex: 0, 'aria-label': t('What happened')}, lines.slice(-300).map((l) => h('li', {}, l)))),
+          d.chat && d.chat.length ? chatPanel(it.last) : null),
         moves));
     const ol = out.querySelector('.lines'); if (ol) ol.scrollTop = ol.scrollHeight;
+    const chatList = out.querySelector('.replay-chat .chat-lines'); if (chatList) chatList.scrollTop = chatList.scrollHeight;
     // Keep the current move in view inside the list (not by scrolling the page).
     const current = moves.querySelector('button.move.current');
     if (current) {
