@@ -106,6 +106,7 @@ def serve(
     from updown.server import logs
 
     logs.setup(settings.log_level, settings.log_json)
+    _open_files()
     _check_database(settings.db, settings.sqlite_sync)
     if settings.redis:
         _check_redis(settings.redis)
@@ -122,6 +123,34 @@ def serve(
         ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, proxy_headers=proxies is not None,
         forwarded_allow_ips=proxies if proxies is not None else "", server_header=False))
     server.run(sockets=[sock])
+
+
+OPEN_FILES_WANTED = 65536
+"""Open files (each connection is one) the server raises its own soft limit to, up to the hard limit."""
+OPEN_FILES_LOW = 4096
+"""Below this many open files the server warns: about as many connections as that, and a little over."""
+
+
+def _open_files() -> int:
+    """Raise this process's soft limit of open files (RLIMIT_NOFILE) towards ``OPEN_FILES_WANTED``,
+    as far as the hard limit allows (raising that needs the host: ``ulimit -Hn``, systemd's
+    ``LimitNOFILE=``); warn in the log when what is left is low. The limit now."""
+    import logging
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(OPEN_FILES_WANTED, hard)
+    if want > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    if soft < OPEN_FILES_LOW:
+        logging.getLogger("updown.server").warning(
+            "open files limited to %d: about that many connections at most; raise the hard limit "
+            "(ulimit -Hn, or LimitNOFILE= in a systemd unit; docs/hosting.md)", soft)
+    return soft
 
 
 def _check_database(url: str, sqlite_sync: str) -> None:
