@@ -187,6 +187,78 @@ def test_the_terminal_replay_prints_each_line_after_its_move(tmp_path: Path) -> 
     assert as_json["chat"] == Record.from_dict(chatty).to_dict()["chat"]
 
 
+# -- a table in memory (``Live``), its store faked -------------------------------------------------
+class FakeStore:
+    def __init__(self, rows: list[Any] | None = None, fail: bool = False):
+        self.rows, self.fail = rows or [], fail
+
+    def chat(self, table_id: str, after: int = 0, last: int | None = None) -> list[Any]:
+        if self.fail:
+            from sqlalchemy.exc import OperationalError
+
+            raise OperationalError("SELECT", {}, Exception("connection refused"))
+        return list(self.rows)
+
+
+def live_table(record: dict[str, Any], store: FakeStore, upto: int | None = None) -> Any:
+    """A ``Live`` table that has stored the record's first ``upto`` moves (all by default)."""
+    from updown.server.live import Live
+    from updown.server.models import Seat, Table
+    from updown.server.store import StepRow
+
+    rec = Record.from_dict(record)
+    row = Table(id="t1", game=rec.game, players=rec.players, options=json.dumps(rec.options), seed="s", timer=None,
+                grace=60.0, rated=False, private=False, status="running", created_by=None, created_at=0.0,
+                finished_at=None, result=None, owner=None, lease_until=0.0)
+    seats = [Seat(table_id="t1", seat=i, kind="person", account_id=i + 1, bot=None, name=name, left=False,
+                  away=False, seen_at=None, away_since=None) for i, name in enumerate(rec.seats)]
+
+    async def notify(_live: Any) -> None:
+        return None
+    live = Live(row, seats, store, bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
+    rows: list[Any] = []
+
+    def on_step(st: Any, seat: int | None, action: int) -> None:
+        label = None if seat is not None else pending[0]
+        rows.append(StepRow(len(rows) + 1, seat, label, st.game.action_to_str(action), None, "player", 0.0))
+        pending[0] = st.chance_label() if st.is_chance() and not st.is_terminal() else None
+    start = new_state_for(rec)
+    pending: list[str | None] = [start.chance_label() if start.is_chance() else None]
+    replay(rec, on_step=on_step)
+    live.absorb(rows[:upto])
+    return live
+
+
+def chat_row(seq: int, n: int, seat: int | None, text: str) -> Any:
+    from updown.server.store import ChatRow
+
+    return ChatRow(seq, n, 100 + seq, f"author{seq}", seat, text, None, 1764160000.0 + seq)
+
+
+def test_a_tables_record_places_its_chat_and_survives_a_store_that_is_away() -> None:
+    plain = bot_game(seed=21)
+    total = moves_of(plain)
+    rows = [chat_row(1, 0, 0, "before"), chat_row(2, 17, None, MARKUP), chat_row(3, total, 2, "gg"),
+            chat_row(4, 5, 7, "a seat the table has not")]
+    finished = live_table(plain, FakeStore(rows)).record(full=True)
+    assert {k: v for k, v in finished.items() if k != "chat"} == plain
+    assert [(c["seq"], c["seat"], c["moves"], c["text"]) for c in finished["chat"]] == [
+        (1, 0, 0, "before"), (2, None, 17, MARKUP), (3, 2, total, "gg"), (4, None, 5, "a seat the table has not")]
+    assert trace(finished) == trace(plain)
+    # Running, after 30 moves: the lines so far, each by the events a spectator had seen, no moves.
+    running = live_table(plain, FakeStore(rows[:2]), upto=30).record(full=False)
+    assert [(c["seq"], c["event"]) for c in running["chat"]] == [
+        (1, spectator_events_after(plain, 0)), (2, spectator_events_after(plain, 17))]
+    assert all("moves" not in c for c in running["chat"]) and "steps" not in running
+    # The database away: the game whole, without its chat, saying so.
+    away = live_table(plain, FakeStore(fail=True))
+    cut = away.record(full=True)
+    assert "chat" not in cut and "could not be read" in cut["chat_missing"]
+    assert {k: v for k, v in cut.items() if k != "chat_missing"} == {k: v for k, v in finished.items() if k != "chat"}
+    assert away.health.down  # told to the service's health, as other reads that fail are
+    assert "could not be read" in live_table(plain, FakeStore(fail=True), upto=30).record(full=False)["chat_missing"]
+
+
 # -- a real server --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:

@@ -43,6 +43,8 @@ BOT_TIMEOUT = 120.0
 BUSY = "the server is busy: its database cannot be reached; nothing was stored, send the action again " \
        "(with the same id) in a moment"
 """The message of the ``busy`` error: an action refused, not acknowledged, while the database is away."""
+CHAT_MISSING = "the chat could not be read: the database cannot be reached; ask again in a moment"
+"""Said by a record given without its chat (the game in it is whole)."""
 
 
 class ActionError(Exception):
@@ -290,9 +292,20 @@ class Live:
         Chat is public to everyone at the table. A finished game's record places each line by the
         moves played when it was said (``moves``); a running game's spectator view places it by the
         number of events a spectator had seen then (``event``), never by the step count, which would
-        tell when hidden steps happened."""
+        tell when hidden steps happened.
+
+        Without ``chat`` this reads the store in the caller's thread (one query); while the
+        database is away the answer comes without its chat and says so (``chat_missing``): the
+        game itself is all in memory."""
+        missing = None
         if chat is None:
-            chat = self.store.chat(self.id)
+            try:
+                chat = self.store.chat(self.id)
+            except Exception as err:
+                if not is_outage(err):
+                    raise
+                self.health.failed(DATABASE, err)
+                chat, missing = [], CHAT_MISSING
         if full:
             rec = Record(self.game.id, self.players, self.options.to_dict(), self.names())
             writer = RecordWriter(rec)
@@ -305,16 +318,22 @@ class Live:
                 rec.result = self.state.result().to_dict()
             rec.chat = [ChatLine(c.text, c.name, self._chat_seat(c), min(max(c.n, 0), len(self.steps)), c.seq,
                                  round(c.at, 3), c.preset) for c in chat]
-            return rec.to_dict()
+            out = rec.to_dict()
+            if missing:
+                out["chat_missing"] = missing
+            return out
         view = self.state.view(None)
         lines = []
         for c in chat:
             line = ChatLine(c.text, c.name, self._chat_seat(c), None, c.seq, round(c.at, 3), c.preset).to_dict()
             line["event"] = self.public_events[min(max(c.n, 0), len(self.public_events) - 1)]
             lines.append(line)
-        return {"format": "updown-spectator-view", "game": self.game.id, "players": self.players,
-                "options": self.options.to_dict(), "seats": self.names(), "finished": False,
-                "events": view["log"], "lines": self.describe(view["log"]), "chat": lines}
+        out = {"format": "updown-spectator-view", "game": self.game.id, "players": self.players,
+               "options": self.options.to_dict(), "seats": self.names(), "finished": False,
+               "events": view["log"], "lines": self.describe(view["log"]), "chat": lines}
+        if missing:
+            out["chat_missing"] = missing
+        return out
 
     def _chat_seat(self, c: ChatRow) -> int | None:
         return c.seat if c.seat is not None and 0 <= c.seat < self.players else None
