@@ -23,6 +23,8 @@ from websockets.sync.client import ClientConnection, connect
 
 from updown.core.records import Record, replay
 
+from server_zygote import Forked, Zygote
+
 
 def free_port() -> int:
     """A port nobody listens on now. Under pytest-xdist each worker takes only ports whose number
@@ -57,7 +59,7 @@ class Server:
         self.port = port or free_port()
         self.redis = redis
         self.bot_delay = bot_delay
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | Forked | None = None
         self.log = log
 
     @property
@@ -70,8 +72,14 @@ class Server:
         if self.redis:
             args += ["--redis", self.redis]
         args += self.extra_args
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
-        self.proc = subprocess.Popen(args, stdout=out, stderr=out, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if os.environ.get("UPDOWN_TEST_NO_ZYGOTE", "") in ("", "0"):
+            # Forked from a process that has imported the server (server_zygote.py): the same command
+            # line, without two seconds of imports at every start.
+            self.proc = Zygote.get().spawn(args[3:], env, str(self.log) if self.log else None)
+        else:
+            out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+            self.proc = subprocess.Popen(args, stdout=out, stderr=out, env=env)
         deadline = time.time() + 30
         with http_client(timeout=1) as http:
             while time.time() < deadline:
