@@ -309,9 +309,9 @@ def test_a_table_made_on_one_process_reaches_a_lobby_socket_on_the_other(tmp_pat
         for c in (ca, cb):
             c.close()
     finally:
-        for c in (on_one, on_two):
-            if c is not None:
-                c.close()
+        for lobby in (on_one, on_two):
+            if lobby is not None:
+                lobby.close()
         one.stop()
         two.stop()
 
