@@ -1,14 +1,33 @@
 """Load on the online server: N concurrent 4-seat tables, every seat a scripted client playing random
-legal actions through a real WebSocket on 127.0.0.1.
+legal actions through a real WebSocket on 127.0.0.1, against one server process or several.
 
     python benchmarks/server_load.py --tables 200 --seconds 60 [--think 0.5] [--db URL]
     python benchmarks/server_load.py ... --src /tmp/step-base    # the server of another checkout
-    python benchmarks/server_load.py ... --py-spy prof.txt       # where the server's time goes
+    python benchmarks/server_load.py ... --py-spy prof.txt       # where the (first) server's time goes
+    python benchmarks/server_load.py --db postgresql+psycopg://... --redis redis://... \\
+        --processes 1,2,4 --rounds 2                             # scale-out, runs interleaved
+    python benchmarks/server_load.py ... --deflate on,off --rounds 3   # WebSocket compression, interleaved
 
-Starts ``updown serve`` itself (SQLite in a temporary folder unless --db is given), creates the
-tables through the HTTP API with guest accounts, then reports: tables, actions per second, and
-p50/p99 of two latencies measured at the acting client: action sent -> its ``ack`` (stored), and
-action sent -> the first frame after the ack (the broadcast that shows it). Bounded in count and time.
+Starts ``updown serve`` itself (SQLite in a temporary folder unless --db is given; with a PostgreSQL
+URL every run gets a new database of its own in that cluster, dropped after it), creates the tables
+through the HTTP API with guest accounts, then reports for each run: actions per second and three
+latencies, p50 and p99: at the acting client, action sent -> its ``ack`` (stored) and action sent ->
+the first frame after the ack; and at every *other* seat of the table, the table's last action sent
+-> the next frame that seat receives (with several processes the frame that came through Redis and
+the database to another process: what a player waits for before it is their turn).
+
+With several processes (``--processes N``, Redis needed) the four seats of table t connect to
+processes t, t+1, t+2, t+3 (mod N) (``--spread seats``: every step crosses processes, the case of a
+proxy that spreads connections at random), or all four to process t mod N (``--spread tables``: a
+proxy that keeps a table on one process). Tables are created through process t mod N.
+
+CPU is read from /proc (user + system, with reaped children): of the server processes, of the
+PostgreSQL cluster and the Redis server behind the URLs (each found by the port it listens on), and
+of this load generator. Before each run the servers' CPU is read for ``--idle`` seconds with every
+client connected and none acting (clocks, heartbeats, leases), so that the CPU an action above idle
+is known too. On a machine whose cores the generator shares with the servers, the actions per
+second are the machine's; the server CPU an action, and actions per server-CPU-second, are what the
+servers would carry on cores of their own. Bounded: at most 1000 tables, 600 s a run, 10 rounds.
 """
 
 from __future__ import annotations
@@ -16,36 +35,97 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import itertools
 import json
 import os
 import random
+import resource
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import websockets
+from websockets.asyncio.client import ClientConnection
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from server_util import Server  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``updown serve`` as a process of its own, waited for up to ``patience`` seconds (a loaded
+    machine can take a minute to import the server)."""
+
+    def __init__(self, db: str, *, redis: str | None = None, bot_delay: float = 0.0, log: Path | None = None,
+                 extra_args: list[str] | None = None, patience: float = 180.0):
+        self.db, self.redis, self.bot_delay, self.log = db, redis, bot_delay, log
+        self.extra_args = list(extra_args or [])
+        self.port = free_port()
+        self.patience = patience
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        args = [sys.executable, "-c", "from updown.cli.app import main; main()", "serve", "--db", self.db,
+                "--port", str(self.port), "--bot-delay", str(self.bot_delay)]
+        if self.redis:
+            args += ["--redis", self.redis]
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        self.proc = subprocess.Popen(args + self.extra_args, stdout=out, stderr=out,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        deadline = time.time() + self.patience
+        with httpx.Client(timeout=2, verify=False) as http:
+            while time.time() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"the server exited with {self.proc.returncode} (log: {self.log})")
+                try:
+                    if http.get(self.base + "/api/health").status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the server did not start in {self.patience:.0f} s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
 
 
 class Clock:
-    """Every client connects first; the measured run starts when the last one has (or after 120 s)."""
+    """Every client connects first (``ready`` when the last one has); the measured run starts at
+    ``start()``."""
 
     def __init__(self, clients: int, seconds: float):
         self.clients, self.seconds = clients, seconds
         self.connected = 0
+        self.ready = asyncio.Event()
         self.go = asyncio.Event()
         self.stop = float("inf")
 
     def arrived(self) -> None:
         self.connected += 1
         if self.connected == self.clients:
-            self.start()
+            self.ready.set()
 
     def start(self) -> None:
         if not self.go.is_set():
@@ -53,11 +133,45 @@ class Clock:
             self.go.set()
 
 
-async def seat_client(port: int, table: str, cookie: str, rng: random.Random, think: float, clock: Clock,
-                      acks: list[float], frames: list[float], counter: list[int]) -> None:
+@dataclass
+class Tally:
+    acks: list[float] = field(default_factory=list)
+    frames: list[float] = field(default_factory=list)
+    others: list[float] = field(default_factory=list)
+    actions: int = 0
+    frames_received: int = 0
+    characters: int = 0
+    wire_bytes: int = 0
+    closed: list[str] = field(default_factory=list)
+    """Why each socket the server closed was closed (none expected)."""
+    """Bytes the clients' sockets received (compressed or not), handshakes included."""
+
+
+class Counted(ClientConnection):
+    """A client connection that counts the bytes it receives from the network."""
+
+    tally: Tally | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if Counted.tally is not None:
+            Counted.tally.wire_bytes += len(data)
+        super().data_received(data)
+
+
+class TableState:
+    """What the seats of one table share in this process: when its last action was sent."""
+
+    def __init__(self) -> None:
+        self.sent_at = 0.0
+        self.seq = 0
+
+
+async def seat_client(port: int, table: str, shared: TableState, cookie: str, rng: random.Random, think: float,
+                      clock: Clock, tally: Tally, deflate: bool) -> None:
     url = f"ws://127.0.0.1:{port}/ws/tables/{table}"
     async with websockets.connect(url, additional_headers={"Cookie": cookie}, max_size=2**24,
-                                  ping_interval=None, open_timeout=120) as ws:
+                                  ping_interval=None, open_timeout=120, create_connection=Counted,
+                                  compression="deflate" if deflate else None) as ws:
         clock.arrived()
         await clock.go.wait()
         stop = clock.stop
@@ -65,24 +179,31 @@ async def seat_client(port: int, table: str, cookie: str, rng: random.Random, th
         pending: str | None = None
         sent_at = 0.0
         acked = False
+        seen = shared.seq
         n = 0
         while time.time() < stop:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, stop - time.time()))
-            except (asyncio.TimeoutError, websockets.ConnectionClosed):
+            except asyncio.TimeoutError:
+                return
+            except websockets.ConnectionClosed as closed:
+                tally.closed.append(str(closed)[:100])
                 return
             msg = json.loads(raw)
             kind = msg["type"]
             if kind == "frame":
-                counter[1] += 1
-                counter[2] += len(raw)
+                tally.frames_received += 1
+                tally.characters += len(raw)
+                if shared.seq > seen and pending is None:
+                    tally.others.append(time.perf_counter() - shared.sent_at)
+                seen = shared.seq
             if kind in ("snapshot", "frame"):
                 legal = msg["legal"]
                 if pending is not None and acked:
-                    frames.append(time.perf_counter() - sent_at)
+                    tally.frames.append(time.perf_counter() - sent_at)
                     pending = None
             elif kind == "ack" and msg["id"] == pending:
-                acks.append(time.perf_counter() - sent_at)
+                tally.acks.append(time.perf_counter() - sent_at)
                 acked = True
             elif kind == "error" and msg.get("id") == pending:
                 pending = None
@@ -95,89 +216,287 @@ async def seat_client(port: int, table: str, cookie: str, rng: random.Random, th
                 pending = f"a{n}"
                 acked = False
                 sent_at = time.perf_counter()
-                counter[0] += 1
-                await ws.send(json.dumps({"type": "act", "id": pending, "action": rng.choice(legal)["id"]}))
+                shared.sent_at = sent_at
+                shared.seq += 1
+                seen = shared.seq
+                tally.actions += 1
+                try:
+                    await ws.send(json.dumps({"type": "act", "id": pending, "action": rng.choice(legal)["id"]}))
+                except websockets.ConnectionClosed as closed:
+                    tally.closed.append(str(closed)[:100])
+                    return
                 legal = []
 
 
-async def run(args: argparse.Namespace, server: Server) -> None:
-    base = server.base
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        seats: list[tuple[str, str]] = []
-        t0 = time.time()
-        for _ in range(args.tables):
+# -- CPU from /proc ------------------------------------------------------------------------------
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux)."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            out += [int(c) for c in (task / "children").read_text().split()]
+    except OSError:
+        pass
+    return out
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process, its children that ended (reaped) and its living descendants: the
+    figure a PostgreSQL cluster's backends (or a server's bot workers) add to as they come and go."""
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    own = sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
+    return own + sum(tree_cpu(c) for c in children(pid))
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def listener(port: int) -> int | None:
+    """The process listening on 127.0.0.1:port (TCP), by the socket's inode; None if not found here."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            if parts[3] == "0A" and int(parts[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(parts[9])
+    if not inodes:
+        return None
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:[") and target[8:-1] in inodes:
+                    found.append(int(proc.name))
+                    break
+        except OSError:
+            continue
+    return min(found) if found else None  # the parent: postmaster before its children
+
+
+def url_port(url: str, default: int) -> int:
+    rest = url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+    return int(rest.rsplit(":", 1)[1]) if ":" in rest else default
+
+
+# -- a run ---------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    processes: int
+    deflate: bool
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+def pct(xs: list[float], q: int) -> float:
+    return statistics.quantiles(xs, n=100)[q - 1] * 1000 if len(xs) >= 100 else float("nan")
+
+
+async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
+                others: dict[str, int | None]) -> dict[str, Any]:
+    n = len(servers)
+    seats: list[tuple[int, str, TableState, str]] = []
+    t0 = time.time()
+    gate = asyncio.Semaphore(8)
+
+    async def make(t: int) -> list[tuple[int, str, TableState, str]]:
+        async with gate, httpx.AsyncClient(base_url=servers[t % n].base, timeout=120, verify=False) as http:
             cookies = []
             for _seat in range(4):
                 r = await http.post("/api/guest", json={})
                 r.raise_for_status()
                 cookies.append(f"updown_session={r.cookies['updown_session']}")
                 http.cookies.clear()
-            r = await http.post("/api/tables", json={"game": args.game}, headers={"Cookie": cookies[0]})
+            # A long grace: on a loaded machine the set-up of every table can take longer than the
+            # default 60 s, after which a seated player who has not connected yet has left.
+            r = await http.post("/api/tables", json={"game": args.game, "grace": 3600}, headers={"Cookie": cookies[0]})
             r.raise_for_status()
             table = r.json()["id"]
             for cookie in cookies[1:]:
                 (await http.post(f"/api/tables/{table}/join", json={}, headers={"Cookie": cookie})).raise_for_status()
-            seats += [(table, c) for c in cookies]
-        print(f"set-up: {args.tables} tables, {len(seats)} seats in {time.time() - t0:.1f} s")
-    acks: list[float] = []
-    frames: list[float] = []
-    counter = [0, 0, 0]  # actions sent, frames received, their characters
+        shared = TableState()
+        return [(servers[(t + i) % n if args.spread == "seats" else t % n].port, table, shared, cookie)
+                for i, cookie in enumerate(cookies)]
+
+    for made in await asyncio.gather(*(make(t) for t in range(args.tables))):
+        seats += made
+    setup = time.time() - t0
+    tally = Tally()
+    Counted.tally = tally
     rng = random.Random(1)
     clock = Clock(len(seats), args.seconds)
-    clients = asyncio.gather(*(seat_client(server.port, t, c, random.Random(rng.random()), args.think, clock, acks,
-                                           frames, counter) for t, c in seats))
+    gathered = asyncio.gather(*(seat_client(port, t, shared, c, random.Random(rng.random()), args.think, clock,
+                                            tally, deflate) for port, t, shared, c in seats))
     try:
-        await asyncio.wait_for(clock.go.wait(), 120)
+        await asyncio.wait_for(clock.ready.wait(), 120)
     except asyncio.TimeoutError:
-        clock.start()
-    print(f"connected: {clock.connected} of {len(seats)} clients")
+        pass
+    connected = clock.connected
+    pids = [s.proc.pid for s in servers if s.proc is not None]
+    # The servers' CPU with every client connected and none acting: clocks, heartbeats, leases and
+    # re-reads, paid whatever the traffic. Taken out of the marginal cost an action. First the
+    # connections' own work settles (snapshots, seat and watcher messages).
+    await asyncio.sleep(args.idle)
+    idle0, t_idle = [tree_cpu(p) for p in pids], time.time()
+    await asyncio.sleep(args.idle)
+    idle_rate = sum(tree_cpu(p) - c for p, c in zip(pids, idle0)) / (time.time() - t_idle)
+    clock.start()
+    load0 = os.getloadavg()[0]
+    cpu0 = [tree_cpu(p) for p in pids]
+    other0 = {k: tree_cpu(p) if p else 0.0 for k, p in others.items()}
+    me0 = sum(os.times()[:2])
+    wire0 = tally.wire_bytes
     start = time.time()
-    assert server.proc is not None
-    cpu0 = cpu_seconds(server.proc.pid)
     spy = None
     if args.py_spy:
-        spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(server.proc.pid),
+        spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pids[0]),
                                 "--format", "raw", "--rate", "50", "--duration", str(int(args.seconds)),
                                 "--output", args.py_spy, "--nonblocking"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    await clients
+    await gathered
     elapsed = time.time() - start
-    cpu = cpu_seconds(server.proc.pid) - cpu0
+    cpu = [tree_cpu(p) - c for p, c in zip(pids, cpu0)]
+    other = {k: (tree_cpu(p) - other0[k]) if p else None for k, p in others.items()}
+    me = sum(os.times()[:2]) - me0
     if spy is not None:
         await asyncio.to_thread(spy.wait)
+    acts = max(1, tally.actions)
 
-    def pct(xs: list[float], q: float) -> float:
-        return statistics.quantiles(xs, n=100)[q - 1] * 1000 if len(xs) >= 100 else float("nan")
+    def per_action(seconds: float | None) -> float | None:
+        return None if seconds is None else 1000 * seconds / acts
 
-    print(f"tables {args.tables}, {args.game}, think {args.think} s, db {args.db or 'sqlite (temporary)'}, "
-          f"server from {args.src or 'this checkout'}{', no deflate' if args.no_deflate else ''}, load {os.getloadavg()[0]:.2f}")
-    print(f"actions {counter[0]} in {elapsed:.1f} s: {counter[0] / elapsed:,.1f} actions/s")
-    print(f"frames received {counter[1]}, {counter[2] / max(1, counter[1]):,.0f} characters each on average")
-    print(f"server CPU {cpu:.1f} s: {1000 * cpu / max(1, counter[0]):.2f} ms an action")
-    print(f"action -> ack (stored): p50 {pct(acks, 50):.1f} ms, p99 {pct(acks, 99):.1f} ms ({len(acks)} samples)")
-    print(f"action -> broadcast frame: p50 {pct(frames, 50):.1f} ms, p99 {pct(frames, 99):.1f} ms "
-          f"({len(frames)} samples)")
-
-
-NO_DEFLATE = """
-import uvicorn.config
-
-_init = uvicorn.config.Config.__init__
-
-
-def _no_deflate(self, *args, **kw):
-    kw["ws_per_message_deflate"] = False
-    _init(self, *args, **kw)
-
-
-uvicorn.config.Config.__init__ = _no_deflate
-"""
+    return {
+        "processes": n, "deflate": deflate, "spread": args.spread, "tables": args.tables, "think": args.think,
+        "setup_s": setup, "connected": connected, "clients": len(seats), "elapsed": elapsed,
+        "actions": tally.actions, "actions_s": tally.actions / elapsed,
+        "ack_p50": pct(tally.acks, 50), "ack_p99": pct(tally.acks, 99),
+        "frame_p50": pct(tally.frames, 50), "frame_p99": pct(tally.frames, 99),
+        "others_p50": pct(tally.others, 50), "others_p99": pct(tally.others, 99),
+        "frames": tally.frames_received, "chars_frame": tally.characters / max(1, tally.frames_received),
+        "wire_bytes_frame": (tally.wire_bytes - wire0) / max(1, tally.frames_received),
+        "server_cpu": cpu, "server_ms_action": 1000 * sum(cpu) / acts, "idle_cpu_s": idle_rate,
+        "marginal_ms_action": 1000 * (sum(cpu) - idle_rate * elapsed) / acts,
+        "pg_ms_action": per_action(other.get("pg")), "redis_ms_action": per_action(other.get("redis")),
+        "generator_ms_action": 1000 * me / acts,
+        "load_start": load0, "load_end": os.getloadavg()[0],
+        "rss_mb": [rss_bytes(p) / 2**20 for p in pids],
+        "at": time.strftime("%H:%M:%S", time.gmtime()), "closed": tally.closed[:5], "closed_count": len(tally.closed),
+    }
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def fresh_database(url: str) -> tuple[str, str | None]:
+    """A new database in the cluster of a PostgreSQL URL (and its name), or the URL itself (SQLite)."""
+    if not url.startswith("postgresql"):
+        return url, None
+    import psycopg
+
+    name = f"updown_load_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url.rsplit("/", 1)[0] + "/" + name, name
+
+
+def drop_database(url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, index: int) -> dict[str, Any]:
+    db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/load{index}.db", None)
+    servers: list[Server] = []
+    extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
+    if not deflate:
+        extra.append("--no-ws-deflate")
+    others: dict[str, int | None] = {}
+    if args.db and args.db.startswith("postgresql"):
+        others["pg"] = listener(url_port(args.db, 5432))
+    if args.redis:
+        others["redis"] = listener(url_port(args.redis, 6379))
+    try:
+        for i in range(processes):
+            servers.append(Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / f"server{index}-{i}.log",
+                                  extra_args=extra))
+            servers[-1].start()  # one after the other: the first applies the migrations
+        return asyncio.run(drive(args, servers, deflate, others))
+    finally:
+        for s in servers:
+            s.stop()
+        if created:
+            drop_database(args.db, created)
+
+
+def show(r: dict[str, Any]) -> None:
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    print(f"[{r['at']}] processes {r['processes']} ({r['spread']}), deflate {'on' if r['deflate'] else 'off'}, "
+          f"{r['tables']} tables, think {r['think']} s, load {r['load_start']:.2f} -> {r['load_end']:.2f}; "
+          f"set-up {r['setup_s']:.0f} s, {r['connected']} of {r['clients']} clients connected")
+    print(f"  actions {r['actions']} in {r['elapsed']:.1f} s: {r['actions_s']:,.1f} actions/s")
+    print(f"  ack p50 {r['ack_p50']:.1f} ms p99 {r['ack_p99']:.1f} ms; frame p50 {r['frame_p50']:.1f} ms "
+          f"p99 {r['frame_p99']:.1f} ms; other seats p50 {r['others_p50']:.1f} ms p99 {r['others_p99']:.1f} ms")
+    print(f"  CPU an action: servers {ms(r['server_ms_action'])} ms "
+          f"({' + '.join(f'{c:.1f}' for c in r['server_cpu'])} s; idle {1000 * r['idle_cpu_s']:.0f} ms a second, "
+          f"so {ms(r['marginal_ms_action'])} ms an action above idle), PostgreSQL {ms(r['pg_ms_action'])} ms, "
+          f"Redis {ms(r['redis_ms_action'])} ms, load generator {ms(r['generator_ms_action'])} ms")
+    print(f"  {1000 / max(1e-9, r['server_ms_action']):,.0f} actions per server-CPU-second; frames "
+          f"{r['frames']}, {r['chars_frame']:,.0f} characters and {r['wire_bytes_frame']:,.0f} bytes on the wire "
+          f"each; server RSS {', '.join(f'{m:.0f}' for m in r['rss_mb'])} MB", flush=True)
+    if r["closed_count"]:
+        print(f"  {r['closed_count']} sockets closed by the server, e.g. {r['closed'][0]}")
+
+
+def summary(results: list[dict[str, Any]], cores: int) -> None:
+    """Medians of each variant's runs, and what they project: on ``cores`` cores that the load
+    generator does not share, N processes carry at most N cores' worth of server CPU (one each) and
+    together with PostgreSQL and Redis at most ``cores`` (an estimate from CPU an action; fixed
+    costs are small at saturation, so it is a bound, not a measurement)."""
+    groups: dict[tuple[int, bool], list[dict[str, Any]]] = collections.defaultdict(list)
+    for r in results:
+        groups[(r["processes"], r["deflate"])].append(r)
+    print("\nsummary (medians over the runs; each run's figures above):")
+    print("| processes | deflate | runs | actions/s | frame p99 | other seats p99 | server CPU an action "
+          f"| PostgreSQL | Redis | generator | actions per server-CPU-s | projected on {cores} free cores | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    base = None
+    for (n, deflate), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
+        def med(key: str) -> float:
+            xs = [r[key] for r in rs if r[key] is not None]
+            return statistics.median(xs) if xs else 0.0
+
+        server = med("server_ms_action")
+        per_cpu = 1000 / server
+        base = base or per_cpu
+        projected = min(min(n, cores) * 1000 / server,
+                        cores * 1000 / (server + med("pg_ms_action") + med("redis_ms_action")))
+        print(f"| {n} | {'on' if deflate else 'off'} | {len(rs)} | {med('actions_s'):,.1f} | {med('frame_p99'):,.0f} ms "
+              f"| {med('others_p99'):,.0f} ms | {server:.2f} ms | {med('pg_ms_action'):.2f} ms "
+              f"| {med('redis_ms_action'):.2f} ms | {med('generator_ms_action'):.2f} ms | {per_cpu:,.0f} "
+              f"({per_cpu / base:.2f}x) | {projected:,.0f} | {min(r['load_start'] for r in rs):.1f}-"
+              f"{max(r['load_end'] for r in rs):.1f} |")
 
 
 def top(path: str, n: int) -> None:
@@ -202,33 +521,62 @@ def top(path: str, n: int) -> None:
             print(f"{100 * k / max(1, total):5.1f}%  {f}")
 
 
+def raise_open_files(need: int) -> int:
+    """Raise this process's soft limit of open files towards ``need`` (the hard limit caps it); the
+    limit now. The servers started from here inherit it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = need if hard == resource.RLIM_INFINITY else min(need, hard)
+    if want > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--think", type=float, default=0.5, help="mean seconds a client waits before acting")
     parser.add_argument("--game", default="updown")
-    parser.add_argument("--db", default=None)
+    parser.add_argument("--db", default=None, help="a PostgreSQL URL: each run gets a new database in its cluster")
+    parser.add_argument("--redis", default=None, help="Redis URL (needed for more than one process)")
+    parser.add_argument("--processes", default="1", help="server processes, or a list to compare: 1,2,4")
+    parser.add_argument("--spread", choices=("seats", "tables"), default="seats",
+                        help="seats: a table's four seats on different processes; tables: each table on one")
+    parser.add_argument("--deflate", default="on", help="WebSocket compression: on, off, or on,off to compare")
+    parser.add_argument("--no-deflate", action="store_true", help="the same as --deflate off")
+    parser.add_argument("--idle", type=float, default=5.0,
+                        help="seconds to let the connections settle, then as many to measure the servers' idle CPU")
+    parser.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores to project capacity on")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each variant, interleaved")
+    parser.add_argument("--json", default=None, metavar="FILE", help="append each run's figures to FILE")
     parser.add_argument("--src", default=None, help="run the server from this source tree (another checkout)")
-    parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the server with py-spy into FILE")
-    parser.add_argument("--no-deflate", action="store_true", help="serve without permessage-deflate (a measurement)")
+    parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the first server with py-spy")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
     args = parser.parse_args()
-    if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600:
-        parser.error("--tables is 1 to 1000 and --seconds 0 to 600")
-    paths = [str(Path(args.src).resolve())] if args.src else []
+    processes = [int(p) for p in args.processes.split(",")]
+    deflates = [{"on": True, "off": False}[d] for d in ("off" if args.no_deflate else args.deflate).split(",")]
+    if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600 or not 1 <= args.rounds <= 10:
+        parser.error("--tables is 1 to 1000, --seconds 0 to 600, --rounds 1 to 10")
+    if any(not 1 <= p <= 8 for p in processes):
+        parser.error("--processes: 1 to 8 each")
+    if max(processes) > 1 and not (args.redis and args.db and args.db.startswith("postgresql")):
+        parser.error("more than one process needs --db postgresql+psycopg://... and --redis redis://...")
+    if args.src:
+        os.environ["PYTHONPATH"] = str(Path(args.src).resolve())
+    raise_open_files(4 * args.tables * 2 + 1024)
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
-        if args.no_deflate:
-            (Path(tmp) / "sitecustomize.py").write_text(NO_DEFLATE)
-            paths.append(tmp)
-        if paths:
-            os.environ["PYTHONPATH"] = os.pathsep.join(paths)
-        server = Server(args.db or f"sqlite:///{tmp}/load.db", bot_delay=0.0, log=Path(tmp) / "server.log",
-                        extra_args=["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off"]).start()
-        try:
-            asyncio.run(run(args, server))
-        finally:
-            server.stop()
+        variants = list(itertools.product(processes, deflates))
+        order = [v for r in range(args.rounds) for v in (variants if r % 2 == 0 else variants[::-1])]
+        for index, (n, deflate) in enumerate(order):  # A B C, C B A, ...: a drifting load hits each alike
+            r = one_run(args, n, deflate, tmp, index)
+            results.append(r)
+            show(r)
+            if args.json:
+                with open(args.json, "a") as out:
+                    out.write(json.dumps(r) + "\n")
+    if len(results) > 1:
+        summary(results, args.cores)
     if args.py_spy:
         top(args.py_spy, args.top)
 

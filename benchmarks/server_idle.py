@@ -1,0 +1,389 @@
+"""Idle capacity of one server process: how many connected players who are not acting it holds, what
+each costs in memory, and what they do to the latency of the tables that are playing.
+
+    python benchmarks/server_idle.py --db postgresql+psycopg://... [--levels 500,1000,2000,5000]
+        [--active 10] [--window 20] [--kind playing] [--no-deflate]
+
+Starts one ``updown serve`` (SQLite in a temporary folder unless --db is given; a PostgreSQL URL gets
+a new database of its own in its cluster, dropped after), then:
+
+1. ``--active`` tables of four scripted clients (``server_load.py``'s random players, ``--think``
+   seconds a move, 50-round matches) that stay connected throughout and play only during each
+   measuring window of ``--window`` seconds;
+2. a window with no idle connection: the baseline;
+3. for each level K of ``--levels``: idle WebSocket connections are added until there are K, then
+   the server's RSS (VmRSS) and its CPU a second with only the idle ones connected are read, then a
+   window: the active tables' actions per second and latencies (action -> ack, -> frame, -> the
+   other seats' next frame), p50 and p99.
+
+Idle connections are signed-in guests (``--kind``): ``playing``, four at a running table that nobody
+moves at (no move timer), a table per four connections; ``waiting``, one alone at an open table
+that waits for three more, a table per connection; ``watching``, spectators with ``?watch=1``, one
+at each of the tables already there. At the end ``--spectators`` more watch the idle tables (one a
+table, round the tables): their RSS alone gives the memory of a connection without a table of its
+own, and from it the memory of an idle table. Every idle client reads what it is sent.
+
+The open-file limit: this process raises its own soft RLIMIT_NOFILE to its hard limit, and the server
+inherits it (``/proc/PID/limits`` is printed). Bounded: at most 20,000 idle connections, 120 s a
+window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server_load import (Server, drop_database, fresh_database, listener, pct, raise_open_files,  # noqa: E402
+                         rss_bytes, tree_cpu, url_port)
+
+
+@dataclass
+class Window:
+    """The active tables play only while a window is open; each window has its own tally."""
+
+    open: bool = False
+    acks: list[float] = field(default_factory=list)
+    frames: list[float] = field(default_factory=list)
+    others: list[float] = field(default_factory=list)
+    actions: int = 0
+    finished: int = 0
+
+    def reset(self) -> None:
+        self.acks, self.frames, self.others, self.actions = [], [], [], 0
+
+
+class Shared:
+    def __init__(self) -> None:
+        self.sent_at = 0.0
+        self.seq = 0
+
+
+async def active_client(port: int, table: str, shared: Shared, cookie: str, rng: random.Random, think: float,
+                        window: Window, ready: list[int], deflate: bool, done: asyncio.Event) -> None:
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table}"
+    async with websockets.connect(url, additional_headers={"Cookie": cookie}, max_size=2**24, ping_interval=None,
+                                  open_timeout=120, compression="deflate" if deflate else None) as ws:
+        ready[0] += 1
+        legal: list[dict[str, object]] = []
+        pending: str | None = None
+        sent_at = 0.0
+        acked = False
+        seen = shared.seq
+        act_at = 0.0
+        n = 0
+        while not done.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=0.1)
+            except asyncio.TimeoutError:
+                raw = None
+            except websockets.ConnectionClosed:
+                return
+            if raw is not None:
+                msg = json.loads(raw)
+                kind = msg["type"]
+                if kind == "frame" and window.open:
+                    if shared.seq > seen and pending is None:
+                        window.others.append(time.perf_counter() - shared.sent_at)
+                if kind == "frame":
+                    seen = shared.seq
+                if kind in ("snapshot", "frame"):
+                    legal = msg["legal"]
+                    if pending is not None and acked:
+                        if window.open:
+                            window.frames.append(time.perf_counter() - sent_at)
+                        pending = None
+                    if legal:
+                        act_at = time.time() + rng.uniform(0.5 * think, 1.5 * think)
+                elif kind == "ack" and msg["id"] == pending:
+                    if window.open:
+                        window.acks.append(time.perf_counter() - sent_at)
+                    acked = True
+                elif kind == "error" and msg.get("id") == pending:
+                    pending = None
+                elif kind == "table" and msg["table"]["status"] == "finished":
+                    window.finished += 1
+                    return
+            if window.open and legal and pending is None and time.time() >= act_at:
+                n += 1
+                pending = f"a{n}"
+                acked = False
+                sent_at = time.perf_counter()
+                shared.sent_at, shared.seq = sent_at, shared.seq + 1
+                seen = shared.seq
+                window.actions += 1
+                await ws.send(json.dumps({"type": "act", "id": pending, "action": rng.choice(legal)["id"]}))
+                legal = []
+
+
+async def idle_client(port: int, table: str, cookie: str, watch: bool, deflate: bool, opened: list[int],
+                      done: asyncio.Event, failures: list[str]) -> None:
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table}" + ("?watch=1" if watch else "")
+    try:
+        async with websockets.connect(url, additional_headers={"Cookie": cookie}, max_size=2**24,
+                                      ping_interval=None, open_timeout=120,
+                                      compression="deflate" if deflate else None) as ws:
+            opened[0] += 1
+            reader = asyncio.ensure_future(_drain(ws))
+            await done.wait()
+            reader.cancel()
+    except Exception as err:  # counted and named: the limit is what this benchmark looks for
+        failures.append(f"{type(err).__name__}: {str(err)[:120]}")
+
+
+async def _drain(ws: Any) -> None:
+    try:
+        async for _msg in ws:
+            pass
+    except websockets.ConnectionClosed:
+        pass
+
+
+class Site:
+    """Guests and tables made through the HTTP API, a few requests at once."""
+
+    def __init__(self, server: Server, at_once: int = 8):
+        self.http = httpx.AsyncClient(base_url=server.base, timeout=120, verify=False)
+        self.gate = asyncio.Semaphore(at_once)
+
+    async def guest(self) -> str:
+        async with self.gate:
+            r = await self.http.post("/api/guest", json={})
+            r.raise_for_status()
+            cookie = f"updown_session={r.cookies['updown_session']}"
+            self.http.cookies.clear()
+            return cookie
+
+    async def table(self, cookie: str, options: dict[str, Any] | None = None) -> str:
+        async with self.gate:
+            r = await self.http.post("/api/tables", json={"game": "updown", "options": options or {}, "grace": 3600},
+                                     headers={"Cookie": cookie})
+            r.raise_for_status()
+            return str(r.json()["id"])
+
+    async def join(self, table: str, cookie: str) -> None:
+        async with self.gate:
+            (await self.http.post(f"/api/tables/{table}/join", json={}, headers={"Cookie": cookie})).raise_for_status()
+
+    async def full_table(self, options: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+        cookies = list(await asyncio.gather(*(self.guest() for _ in range(4))))
+        table = await self.table(cookies[0], options)
+        for c in cookies[1:]:
+            await self.join(table, c)
+        return table, cookies
+
+
+def limits_of(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            return " ".join(line.split()[3:5])
+    return "?"
+
+
+async def measure(args: argparse.Namespace, server: Server, others: dict[str, int | None]) -> list[dict[str, Any]]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    site = Site(server)
+    done = asyncio.Event()
+    rng = random.Random(7)
+    window = Window()
+    ready = [0]
+    tasks: list[asyncio.Future[None]] = []
+    for _ in range(args.active):
+        table, cookies = await site.full_table({"rounds": 50})
+        shared = Shared()
+        tasks += [asyncio.ensure_future(active_client(server.port, table, shared, c, random.Random(rng.random()),
+                                                      args.think, window, ready, args.deflate, done))
+                  for c in cookies]
+    while ready[0] < 4 * args.active:
+        await asyncio.sleep(0.1)
+    opened = [0]
+    failures: list[str] = []
+    idle_tables: list[str] = []
+    rows: list[dict[str, Any]] = []
+
+    players = list(await asyncio.gather(*(site.guest() for _ in range(4))))
+    # The idle players are four guests, each seated at every idle table (an account may hold a
+    # seat at any number of tables; each seat its own connection): the set-up then costs one request
+    # a connection, not two. Spectators are guests of their own.
+
+    async def idle_table() -> list[tuple[str, str, bool]]:
+        if args.kind == "playing":
+            table = await site.table(players[0])
+            for c in players[1:]:
+                await site.join(table, c)
+            idle_tables.append(table)
+            return [(table, c, False) for c in players]
+        if args.kind == "waiting":
+            table = await site.table(players[len(idle_tables) % 4])
+            idle_tables.append(table)
+            return [(table, players[(len(idle_tables) - 1) % 4], False)]
+        cookie = await site.guest()
+        return [(idle_tables[random.randrange(len(idle_tables))], cookie, True)]
+
+    async def add_idle(target: int) -> None:
+        t0 = time.time()
+        per = 4 if args.kind == "playing" else 1
+        while opened[0] < target:
+            batch = min(200, target - opened[0])
+            made = [x for group in await asyncio.gather(*(idle_table() for _ in range(-(-batch // per))))
+                    for x in group]
+            before = opened[0]
+            await connect(made)
+            if opened[0] == before:
+                break
+        print(f"  {opened[0]} idle connections ({len(idle_tables)} idle tables) in {time.time() - t0:.0f} s"
+              f"{f'; {len(failures)} failed: {failures[-1]}' if failures else ''}", flush=True)
+
+    async def connect(batch: list[tuple[str, str, bool]]) -> None:
+        goal = opened[0] + len(failures) + len(batch)  # each one opens or fails
+        tasks.extend(asyncio.ensure_future(idle_client(server.port, t, c, w, args.deflate, opened, done, failures))
+                     for t, c, w in batch)
+        deadline = time.time() + 120
+        while opened[0] + len(failures) < goal and time.time() < deadline:
+            await asyncio.sleep(0.05)
+
+    async def settle_and_read(level: int) -> dict[str, Any]:
+        await asyncio.sleep(args.settle)
+        rss = rss_bytes(pid)
+        c0, t0 = tree_cpu(pid), time.time()
+        o0 = {k: tree_cpu(p) if p else 0.0 for k, p in others.items()}
+        await asyncio.sleep(args.settle)
+        idle_cpu = (tree_cpu(pid) - c0) / (time.time() - t0)
+        other_idle = {k: (tree_cpu(p) - o0[k]) / (time.time() - t0) if p else None for k, p in others.items()}
+        window.reset()
+        window.open = True
+        w0 = time.time()
+        c1 = tree_cpu(pid)
+        await asyncio.sleep(args.window)
+        window.open = False
+        elapsed = time.time() - w0
+        cpu = tree_cpu(pid) - c1
+        return {"idle_connections": opened[0], "idle_tables": len(idle_tables), "rss_mb": rss / 2**20,
+                "idle_cpu_s": idle_cpu, "pg_idle_cpu_s": other_idle.get("pg"),
+                "actions_s": window.actions / elapsed, "ack_p50": pct(window.acks, 50), "ack_p99": pct(window.acks, 99),
+                "frame_p50": pct(window.frames, 50), "frame_p99": pct(window.frames, 99),
+                "others_p50": pct(window.others, 50), "others_p99": pct(window.others, 99),
+                "window_cpu_s": cpu / elapsed, "active_tables": args.active - window.finished // 4,
+                "failures": len(failures), "load": os.getloadavg()[0], "at": time.strftime("%H:%M:%S", time.gmtime()),
+                "kind": args.kind}
+
+    def show(r: dict[str, Any]) -> None:
+        pg = r["pg_idle_cpu_s"]
+        print(f"[{r['at']}] {r['idle_connections']:>6} idle ({r['idle_tables']} tables), RSS {r['rss_mb']:.0f} MB, "
+              f"idle CPU {100 * r['idle_cpu_s']:.0f}% of a core{'' if pg is None else f' (PostgreSQL {100 * pg:.0f}%)'}; "
+              f"active {r['active_tables']} tables: {r['actions_s']:.1f} actions/s, frame p50 {r['frame_p50']:.0f} "
+              f"p99 {r['frame_p99']:.0f} ms, other seats p99 {r['others_p99']:.0f} ms, ack p99 {r['ack_p99']:.0f} ms, "
+              f"CPU {100 * r['window_cpu_s']:.0f}%; load {r['load']:.1f}", flush=True)
+
+    try:
+        print(f"server pid {pid}, open files limit {limits_of(pid)}; {args.active} active tables, "
+              f"think {args.think} s, windows {args.window} s, deflate {'on' if args.deflate else 'off'}", flush=True)
+        row = await settle_and_read(0)
+        rows.append(row)
+        show(row)
+        for level in args.levels:
+            await add_idle(level)
+            if opened[0] < level:
+                print(f"  stopped: {opened[0]} of {level} connections opened")
+                break
+            row = await settle_and_read(level)
+            rows.append(row)
+            show(row)
+        if args.spectators and idle_tables:
+            kind, args.kind = args.kind, "watching"
+            base = rows[-1]
+            await add_idle(opened[0] + args.spectators)
+            args.kind = kind
+            row = await settle_and_read(opened[0])
+            row["kind"] = "watching"
+            rows.append(row)
+            show(row)
+            per = (row["rss_mb"] - base["rss_mb"]) * 2**20 / max(1, row["idle_connections"] - base["idle_connections"])
+            print(f"memory a spectator connection: {per / 1024:.0f} KiB "
+                  f"({row['idle_connections'] - base['idle_connections']} spectators)")
+            row["kib_connection"] = per / 1024
+        first, last = rows[0], max((r for r in rows if r["kind"] != "watching"), key=lambda r: r["idle_connections"])
+        if last["idle_connections"] > 0:
+            added = last["idle_connections"] - first["idle_connections"]
+            per_conn = (last["rss_mb"] - first["rss_mb"]) * 2**20 / added
+            per_table = (last["rss_mb"] - first["rss_mb"]) * 2**20 / max(1, last["idle_tables"])
+            print(f"memory ({args.kind}): {per_conn / 1024:.0f} KiB an idle connection with its share of its table, "
+                  f"{per_table / 1024:.0f} KiB an idle table with its {added / max(1, last['idle_tables']):.0f} "
+                  f"connection(s)")
+            if "kib_connection" in rows[-1]:
+                conns = added / max(1, last["idle_tables"])
+                print(f"  so a table without its connections: about "
+                      f"{per_table / 1024 - conns * rows[-1]['kib_connection']:.0f} KiB")
+    finally:
+        done.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await site.http.aclose()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None)
+    parser.add_argument("--redis", default=None, help="Redis URL: the server runs as one of several would")
+    parser.add_argument("--levels", default="500,1000,2000,5000", help="idle connections at each step")
+    parser.add_argument("--kind", choices=("playing", "waiting", "watching"), default="playing")
+    parser.add_argument("--spectators", type=int, default=500, help="spectators added at the end (0: none)")
+    parser.add_argument("--active", type=int, default=10, help="tables of four clients that play in the windows")
+    parser.add_argument("--think", type=float, default=0.5)
+    parser.add_argument("--window", type=float, default=20.0)
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds before reading RSS, and of idle CPU")
+    parser.add_argument("--no-deflate", dest="deflate", action="store_false", help="the server without compression")
+    parser.add_argument("--json", default=None, metavar="FILE", help="append the rows to FILE")
+    args = parser.parse_args()
+    args.levels = [int(x) for x in args.levels.split(",")]
+    if args.kind == "watching":
+        parser.error("--kind watching needs tables to watch: use --spectators after playing or waiting")
+    if not 0 < args.window <= 120 or max(args.levels) + args.spectators > 20000 or not 1 <= args.active <= 100:
+        parser.error("--window 0 to 120 s, at most 20,000 idle connections, --active 1 to 100")
+    limit = raise_open_files(2 * (max(args.levels) + args.spectators + 4 * args.active) + 1024)
+    need = max(args.levels) + args.spectators + 4 * args.active + 200
+    if limit < need:
+        print(f"open files limited to {limit} (hard limit), fewer than the {need} this run needs: raise it "
+              f"(ulimit -Hn, or LimitNOFILE= for a service)")
+    others: dict[str, int | None] = {}
+    if args.db and args.db.startswith("postgresql"):
+        others["pg"] = listener(url_port(args.db, 5432))
+    with tempfile.TemporaryDirectory() as tmp:
+        db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/idle.db", None)
+        extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
+        if not args.deflate:
+            extra.append("--no-ws-deflate")
+        server = Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / "server.log", extra_args=extra).start()
+        try:
+            rows = asyncio.run(measure(args, server, others))
+        finally:
+            server.stop()
+            if created and args.db:
+                drop_database(args.db, created)
+            log = (Path(tmp) / "server.log").read_text(errors="replace").splitlines()
+            problems = [line for line in log if "ERROR" in line or "Traceback" in line]
+            if problems:
+                print(f"server log: {len(problems)} error lines, the first: {problems[0][:200]}")
+    gc.collect()
+    if args.json:
+        with open(args.json, "a") as out:
+            for r in rows:
+                out.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
