@@ -89,6 +89,8 @@ const MESSAGES = {
   invalid: (p) => t('Not valid: {fields}.', {fields: (p.fields || []).map((f) => (FIELDS[f] ? FIELDS[f]() : f)).join(', ')}),
   // the table's socket
   malformed: () => t('The server could not read this message.'),
+  // the lobby's socket: a message of a kind it does not take (the table's socket says malformed)
+  'unknown-type': () => t('The server could not read this message.'),
   notation: () => t('That is not a move of this game.'),
   illegal: () => t('That move is not allowed now.'),
   'not-your-seat': () => t('This seat is no longer yours.'),
