@@ -1,7 +1,9 @@
 // The table drawn from one seat's view (or the spectator's): the rules in view, the seats around
 // the trick, what to do now, the action buttons and the hand. Used live (table.js) and by the
-// replay viewer (replay.js). Per-game screens live in games/*.js.
-import { h } from './dom.js';
+// replay viewer (replay.js). Per-game screens live in games/*.js. Everything here is vnodes
+// (vdom.js): the live table patches its page with them frame after frame; the replay viewer takes
+// an element (renderBoard).
+import { h, toElement } from './vdom.js';
 import { t } from './i18n.js';
 import { cardText } from './cards.js';
 import { displayName, withNames } from './names.js';
@@ -44,7 +46,7 @@ export function actionButton(ctx, notation, content, extra = {}) {
     'data-action': ok ? notation : null, 'data-key': extra.key || `a:${notation}`,
     title: why ? (extra.title ? `${extra.title}: ${why}` : why) : (extra.title || null),
     'aria-label': extra.label ? (why ? `${extra.label} (${why})` : extra.label) : null,
-    onclick: ok ? () => ctx.act(notation) : null,
+    onclick: ok ? () => ctx.act(notation) : null, style: extra.style || null,
   }, content);
 }
 
@@ -135,7 +137,7 @@ export function eventLine(ctx, ev) {
 // A card on the table with its player's name under it, and the "led" mark on the card that led.
 function trickCard(ctx, s, node, led) {
   const name = seatName(ctx, s);
-  // A long name wraps to two lines under the card (then is cut); the whole name is in its title.
+  // A long name wraps under the card, inside a word if it must (app.css), never cut; it is in its title too.
   return [node, h('span', {class: 'slot-name', title: name}, name),
     s === led ? h('span', {class: 'led-mark', title: t('This card led the trick')}, t('led')) : null];
 }
@@ -157,13 +159,18 @@ function lastTrickParts(ctx) {
     h('p', {class: 'lt-result'}, last.winner === null || last.winner === undefined ? t('Nobody wins it')
       : t('{name} wins', {name: seatName(ctx, last.winner)})),
     line ? h('p', {class: 'lt-why'}, line) : null);
+  // The view is shown and hidden on the element at once (the replay viewer is not drawn again on a
+  // click); the next frame draws it as lastTrickOpen says, which is the same.
   const button = h('button', {type: 'button', class: 'last-toggle', 'aria-expanded': lastTrickOpen ? 'true' : 'false',
     'aria-controls': 'last-trick-view', 'data-last-toggle': '', 'data-key': 'last-trick',
-    onclick: () => {
+    onclick: (/** @type {MouseEvent} */ ev) => {
       lastTrickOpen = !lastTrickOpen;
-      view.hidden = !lastTrickOpen;
-      if (why) why.hidden = lastTrickOpen;
-      button.setAttribute('aria-expanded', lastTrickOpen ? 'true' : 'false');
+      const notes = /** @type {HTMLElement} */ (ev.currentTarget).closest('.trick-notes');
+      const shown = notes && notes.querySelector('[data-last-trick-view]');
+      const said = notes && notes.querySelector('[data-trick-why]');
+      if (shown instanceof HTMLElement) shown.hidden = !lastTrickOpen;
+      if (said instanceof HTMLElement) said.hidden = lastTrickOpen;
+      /** @type {HTMLElement} */ (ev.currentTarget).setAttribute('aria-expanded', lastTrickOpen ? 'true' : 'false');
     }}, t('Last trick'));
   return [why, h('div', {class: 'last-trick-wrap'}, button, view)];
 }
@@ -171,26 +178,28 @@ function lastTrickParts(ctx) {
 function feltAround(ctx) {
   const n = ctx.view.players;
   const played = ctx.game.played ? ctx.game.played(ctx) : {slots: {}, caption: null};
-  const felt = h('div', {class: `felt around n${n}`});
-  const center = h('div', {class: 'center'});
-  const slots = h('div', {class: 'trick', 'data-trick-area': ''});
+  const seats = [];
+  const slots = [];
   for (let s = 0; s < n; s++) {
     const pos = positionOf(ctx, s);
-    felt.appendChild(h('div', {class: `pos pos-${pos}`}, seatBox(ctx, s)));
+    seats.push(h('div', {class: `pos pos-${pos}`}, seatBox(ctx, s)));
     const node = played.slots[s];
-    slots.appendChild(h('div', {class: `slot slot-${pos} ${node ? 'full' : ''}`, 'data-slot': s},
+    slots.push(h('div', {class: `slot slot-${pos} ${node ? 'full' : ''}`, 'data-slot': s},
       node ? trickCard(ctx, s, node, played.led) : null));
   }
-  center.appendChild(slots);
-  if (played.caption) center.appendChild(h('div', {class: 'caption'}, played.caption));
-  center.appendChild(h('div', {class: 'trick-notes'}, lastTrickParts(ctx)));
-  felt.appendChild(center);
-  return felt;
+  return h('div', {class: `felt around n${n}`}, seats,
+    h('div', {class: 'center'},
+      h('div', {class: 'trick', 'data-trick-area': ''}, slots),
+      played.caption ? h('div', {class: 'caption'}, played.caption) : null,
+      h('div', {class: 'trick-notes'}, lastTrickParts(ctx))));
 }
 
-// The whole table for one view. ctx: {game, view, log, mySeat, seats, names, legal, canAct, act,
-// clock, seatViews}
-export function renderBoard(ctx) {
+// The whole table for one view, as an element (the replay viewer's). ctx: {game, view, log, mySeat,
+// seats, names, legal, canAct, act, clock, seatViews}
+export function renderBoard(ctx) { return toElement(boardView(ctx)); }
+
+// The whole table for one view, as a vnode (the live table patches its page with it).
+export function boardView(ctx) {
   const g = ctx.game;
   const parts = [];
   parts.push(h('section', {class: 'rulesbar', 'aria-label': t('Current rules')}, g.info(ctx)));
@@ -204,7 +213,7 @@ export function renderBoard(ctx) {
     // readers) and in the hint under the hand while one is hovered, focused or pressed. When every
     // greyed card has the same reason, the hint shows it from the start.
     const reasons = [];
-    const hint = h('p', {class: 'why-hint', 'data-why-hint': ''});
+    let common = '';
     const items = cards.map((c) => {
       const action = g.cardAction(ctx, c);
       if (action) used.add(action);
@@ -215,7 +224,7 @@ export function renderBoard(ctx) {
       const named = g.cardShort ? `${g.cardShort(c)} ${label}` : label;
       const why = ok ? null : cardWhy(ctx, c, action);
       if (why) reasons.push(why);
-      const show = why ? () => { hint.textContent = `${label}: ${why}`; hint.classList.add('on-card'); } : null;
+      const show = why ? (/** @type {Event} */ ev) => showHint(ev, `${label}: ${why}`, true) : null;
       return h('button', {
         type: 'button', class: `hand-card ${ok ? 'legal' : 'illegal'} ${g.cardClass ? g.cardClass(ctx, c) : ''} ${hintClass(ctx, action)}`,
         'aria-disabled': ok ? null : 'true', 'data-action': ok ? action : null, 'data-card': c, 'data-key': `c:${c}`,
@@ -223,13 +232,13 @@ export function renderBoard(ctx) {
         'aria-label': named + (ok ? '' : ` (${t('cannot be played now')}: ${why})`),
         onclick: ok ? () => ctx.act(action) : show,
         onmouseenter: show, onfocus: show, onpointerdown: show,
-        onmouseleave: why ? () => resetHint() : null, onblur: why ? () => resetHint() : null,
+        onmouseleave: why ? (/** @type {Event} */ ev) => showHint(ev, common, false) : null,
+        onblur: why ? (/** @type {Event} */ ev) => showHint(ev, common, false) : null,
         oncontextmenu: why ? (e) => e.preventDefault() : null, // a long press shows the reason, not a menu
       }, g.cardNode(c));
     });
-    const common = new Set(reasons).size === 1 ? sentence(reasons[0]) : '';
-    const resetHint = () => { hint.textContent = common; hint.classList.remove('on-card'); };
-    resetHint();
+    common = new Set(reasons).size === 1 ? sentence(reasons[0]) : '';
+    const hint = h('p', {class: 'why-hint', 'data-why-hint': ''}, common);
     handRow = h('section', {class: 'hand-wrap', 'aria-label': t('Your hand')},
       h('div', {class: 'hand-title'}, t('Your hand'), g.handNote ? g.handNote(ctx) : null),
       h('div', {class: 'hand', role: 'group', onkeydown: handKeys}, items.length ? items : h('span', {class: 'muted'}, t('no cards'))),
@@ -248,6 +257,17 @@ export function renderBoard(ctx) {
   }
   if (handRow) parts.push(handRow);
   return h('div', {class: `board game-${g.id}`}, parts);
+}
+
+// The hint under the hand says why the card under the pointer (or focused, or pressed) is greyed,
+// else what every greyed card has in common. Set on the element: the next frame draws the common
+// reason again only when it changed (until then the card's own stays while the pointer is there).
+function showHint(ev, text, onCard) {
+  const wrap = /** @type {HTMLElement} */ (ev.currentTarget).closest('.hand-wrap');
+  const hint = wrap && wrap.querySelector('[data-why-hint]');
+  if (!hint) return;
+  hint.textContent = text;
+  hint.classList.toggle('on-card', onCard);
 }
 
 // Arrow keys move between the cards of the hand; Enter or Space plays the focused one.

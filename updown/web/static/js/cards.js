@@ -1,7 +1,7 @@
 // French-suited cards (UP&DOWN, Euchre, Sueca) drawn from their notation: "QH", "10S". The notation
 // stays English wherever a card is sent or named in an attribute (data-card, data-action, data-c);
 // what is shown uses the card letters of the page's language (rankLetter: D♥ in German).
-import { h } from './dom.js';
+import { h } from './vdom.js';
 import { rankLetter, t } from './i18n.js';
 
 export const SUIT_SYMBOL = {C: '♣', D: '♦', H: '♥', S: '♠'};

@@ -1,4 +1,13 @@
-// A tiny element builder: h('div', {class: 'x', onclick: f}, 'text', child, [more])
+// A tiny element builder: h('div', {class: 'x', onclick: f}, 'text', child, [more]). The pages
+// other than the live table use it; the table's board is drawn with vdom.js's h (vnodes, patched).
+/** @typedef {Node | string | number | null | undefined | false} Leaf */
+/** @typedef {Leaf | Array<Leaf | Array<Leaf | Array<Leaf>>>} Child */
+/**
+ * @param {string} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElement}
+ */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -49,7 +58,7 @@ export function markdown(text) {
     if (head) { flush(); list = null; root.appendChild(h('h' + Math.min(6, head[1].length + 2), {}, inline(head[2]))); }
     else if (item) { flush(); if (!list) { list = h('ul'); root.appendChild(list); } list.appendChild(h('li', {}, inline(item[1]))); }
     else if (!line.trim()) { flush(); list = null; }
-    else { if (list) { list.lastChild.append(' ', ...inline(line.trim())); } else para.push(line.trim()); }
+    else { const li = list && list.lastElementChild; if (li) li.append(' ', ...inline(line.trim())); else para.push(line.trim()); }
   }
   flush();
   return root;

@@ -1,5 +1,5 @@
 // Per-game screens by game id; a game without one gets the generic screen (its view's fields).
-import { h } from './dom.js';
+import { h } from './vdom.js';
 import { t } from './i18n.js';
 import updown from './games/updown.js';
 import euchre from './games/euchre.js';

@@ -1,7 +1,7 @@
 // Cards' motion on the table: a card played slides from the hand (or from its player's seat) onto
-// the trick, and a finished trick slides to its winner when the next one begins. The page is drawn
-// anew for every frame, so the motion is FLIP: where things were before the drawing, where they
-// are after, and the Web Animations API between the two. Nothing moves for a player whose browser
+// the trick, and a finished trick slides to its winner when the next one begins. The motion is
+// FLIP around each patch of the page (table.js): where things were before it, where they are after,
+// and the Web Animations API between the two. Nothing moves for a player whose browser
 // asks for reduced motion.
 const DURATION = 280;
 
@@ -18,8 +18,11 @@ export function measure(root) {
   for (const el of root.querySelectorAll('.felt [data-seat].seat')) seats.set(el.dataset.seat, rect(el));
   const trick = [];
   for (const el of root.querySelectorAll('.trick [data-slot] .card[data-c]')) {
-    trick.push({card: el.dataset.c, slot: el.closest('[data-slot]').dataset.slot, rect: rect(el), node: el,
-      last: el.classList.contains('last'), winner: el.classList.contains('winner')});
+    // A finished trick's cards are copied now: the next frame may draw another card in the same
+    // element (the page is patched, not drawn anew), and they fly to the winner as they were.
+    const last = el.classList.contains('last');
+    trick.push({card: el.dataset.c, slot: el.closest('[data-slot]').dataset.slot, rect: rect(el), node: last ? el.cloneNode(true) : null,
+      last, winner: el.classList.contains('winner')});
   }
   return {hand, seats, trick};
 }
@@ -51,7 +54,7 @@ export function animate(root, before) {
   if (to) {
     const layer = document.body;
     for (const x of gone) {
-      const ghost = x.node.cloneNode(true);
+      const ghost = x.node;
       ghost.classList.add('ghost');
       ghost.setAttribute('aria-hidden', 'true');
       Object.assign(ghost.style, {left: `${x.rect.left}px`, top: `${x.rect.top}px`, width: `${x.rect.width}px`, height: `${x.rect.height}px`});

@@ -15,7 +15,7 @@ export function modal(title, body, buttons) {
       h('button', {type: 'button', class: cls || '', onclick: () => { close(); if (fn) fn(); }}, label))));
   mount(root, h('div', {class: 'backdrop', onclick: (e) => { if (e.target === e.currentTarget) close(); }}, dialog));
   const first = dialog.querySelector('.modal-buttons button') || dialog.querySelector('button');
-  if (first) first.focus();
+  if (first instanceof HTMLElement) first.focus();
   return close;
 }
 

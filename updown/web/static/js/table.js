@@ -2,10 +2,11 @@
 //   - keep the frame number n; a snapshot replaces the view, a frame appends its events;
 //   - a frame whose `from` is not our n: ask for a resync;
 //   - after a drop, reconnect with ?since=n, and resend every unacknowledged action with its id.
-import { h, mount, navigate } from './dom.js';
+import { h as el, mount, navigate } from './dom.js';
+import { h, patch } from './vdom.js';
 import { lang, t } from './i18n.js';
 import { api, me } from './api.js';
-import { actionText, formatClock, renderBoard, seatName } from './board.js';
+import { actionText, boardView, formatClock, seatName } from './board.js';
 import { screenFor } from './gamescreens.js';
 import { modal, showRules } from './rules.js';
 import { animate, measure } from './motion.js';
@@ -41,7 +42,19 @@ export class TableClient {
     this.wantFocus = false; this.resultsShown = false;
     /** @type {{lines: {seq: number, name: string, seat: number | null, text?: string, preset?: string}[], more: boolean,
      *   error: string | null, pending: string | null, sentText?: string}} */
-    this.chat = {lines: [], more: false, error: null, pending: null}; this.chatEl = null; this.pageEl = null;
+    this.chat = {lines: [], more: false, error: null, pending: null};
+    // The chat panel's parts, made by chatPanel() on the first drawing (drawChat waits for them).
+    /** @type {HTMLElement | null} */
+    this.chatEl = null;
+    /** @type {HTMLElement} */ this.chatList = /** @type {any} */ (undefined);
+    /** @type {HTMLInputElement | undefined} */ this.chatInput = undefined;
+    /** @type {HTMLElement} */ this.chatError = /** @type {any} */ (undefined);
+    /** @type {HTMLElement} */ this.chatNote = /** @type {any} */ (undefined);
+    /** @type {HTMLElement} */ this.chatPresets = /** @type {any} */ (undefined);
+    /** @type {HTMLElement} */ this.chatForm = /** @type {any} */ (undefined);
+    /** @type {HTMLElement} */ this.chatSignIn = /** @type {any} */ (undefined);
+    /** @type {import('./vdom.js').VNode | null} */
+    this.pageVnode = null; // the page as last drawn (render patches it)
     this.watchers = null; // {count, names}: who watches, from the server's watchers messages
     this.tick = setInterval(() => this.tickClocks(), 500);
   }
@@ -50,8 +63,8 @@ export class TableClient {
   async start() {
     this.account = await me();
     try { this.table = await api('GET', `/api/tables/${encodeURIComponent(this.id)}`); } catch (e) {
-      mount(this.root, h('div', {class: 'panel'}, h('h1', {}, t('No such table')), h('p', {}, messageOf(e)),
-        h('a', {href: '/', 'data-link': ''}, t('Back to the lobby'))));
+      mount(this.root, el('div', {class: 'panel'}, el('h1', {}, t('No such table')), el('p', {}, messageOf(e)),
+        el('a', {href: '/', 'data-link': ''}, t('Back to the lobby'))));
       this.stop();
       return;
     }
@@ -254,7 +267,7 @@ export class TableClient {
     const text = this.leaveCosts
       ? t('Leave this game for good? A bot takes your seat, and leaving costs you 100 RISCOS.')
       : t('Leave this game for good? A bot takes your seat.');
-    modal(t('Leave the game'), h('p', {}, text), [
+    modal(t('Leave the game'), el('p', {}, text), [
       [t('Stay'), null],
       [this.leaveCosts ? t('Leave and pay 100 RISCOS') : t('Leave'), () => this.send({type: 'leave', id: `leave-${Date.now().toString(36)}`}), 'danger'],
     ]);
@@ -287,9 +300,9 @@ export class TableClient {
 
   tickClocks() {
     const c = this.clockNow();
-    for (const el of this.root.querySelectorAll('.clock[data-seat]')) {
-      const secs = c[el.dataset.seat];
-      if (secs !== undefined) { el.textContent = formatClock(secs); el.classList.toggle('low', secs < 10); }
+    for (const node of this.root.querySelectorAll('.clock[data-seat]')) {
+      const secs = c[node.dataset.seat];
+      if (secs !== undefined) { node.textContent = formatClock(secs); node.classList.toggle('low', secs < 10); }
     }
   }
 
@@ -352,7 +365,7 @@ export class TableClient {
       if (this.hint && this.hint.n === this.n && this.hint.list) {
         ctx.hints = new Map(this.hint.list.map((x) => [x.notation, x]));
       }
-      parts.push(renderBoard(ctx));
+      parts.push(boardView(ctx));
       // The game's end is shown under the hand, where the player was looking, and scrolled to.
       if (tb.status === 'finished') parts.push(this.results(game, ctx));
       parts.push(this.linesPanel());
@@ -360,10 +373,17 @@ export class TableClient {
     const before = this.view && this.root.querySelector('.board') ? measure(this.root) : null;
     const page = h('div', {class: 'table-page', 'data-n': this.n === null ? '' : this.n,
       'data-status': tb.status, 'data-seat': seated ? mySeat : 'spectator', 'data-phase': this.view ? this.view.phase : '', 'data-busy': this.canAct() ? '0' : '1'}, parts);
-    // The chat panel is not drawn again with the table: what is typed in it, and its focus, stay.
-    if (this.pageEl && this.pageEl.parentNode === this.root && this.chatEl && this.chatEl.parentNode === this.root) this.pageEl.replaceWith(page);
-    else mount(this.root, page, this.chatPanel());
-    this.pageEl = page;
+    // The page is patched from the last frame's vnode: what stays keeps its element, so its focus,
+    // scroll, hover and running animations stay. The chat panel beside it is not part of it (what
+    // is typed in it stays too).
+    const last = this.pageVnode;
+    if (last && last.elm && last.elm.parentNode === this.root && this.chatEl && this.chatEl.parentNode === this.root) {
+      this.pageVnode = patch(last, page);
+    } else {
+      const spot = el('div');
+      mount(this.root, spot, this.chatPanel());
+      this.pageVnode = patch(spot, page);
+    }
     this.drawChat();
     const lines = this.root.querySelector('.lines');
     if (lines && stick) lines.scrollTop = lines.scrollHeight;
@@ -603,19 +623,20 @@ export class TableClient {
   // is shown as text (textContent): what a person typed is never read as HTML.
   chatPanel() {
     if (this.chatEl) return this.chatEl;
-    this.chatList = h('ol', {class: 'chat-lines', 'aria-live': 'polite', tabindex: 0, 'aria-label': t('Chat')});
-    this.chatInput = h('input', {name: 'chat', maxlength: CHAT_MAX, autocomplete: 'off', 'data-key': 'chat-input',
-      'aria-label': t('Your message'), placeholder: t('Say something…')});
-    this.chatError = h('p', {class: 'form-error chat-error', role: 'alert'});
-    this.chatNote = h('p', {class: 'muted chat-note'});
-    this.chatPresets = h('div', {class: 'chat-presets', role: 'group', 'aria-label': t('Phrases')},
-      Object.entries(PRESETS).map(([key, text]) => h('button', {type: 'button', class: 'secondary small-btn', 'data-preset': key,
+    this.chatList = el('ol', {class: 'chat-lines', 'aria-live': 'polite', tabindex: 0, 'aria-label': t('Chat')});
+    const input = /** @type {HTMLInputElement} */ (el('input', {name: 'chat', maxlength: CHAT_MAX, autocomplete: 'off', 'data-key': 'chat-input',
+      'aria-label': t('Your message'), placeholder: t('Say something…')}));
+    this.chatInput = input;
+    this.chatError = el('p', {class: 'form-error chat-error', role: 'alert'});
+    this.chatNote = el('p', {class: 'muted chat-note'});
+    this.chatPresets = el('div', {class: 'chat-presets', role: 'group', 'aria-label': t('Phrases')},
+      Object.entries(PRESETS).map(([key, text]) => el('button', {type: 'button', class: 'secondary small-btn', 'data-preset': key,
         onclick: () => this.sendChat({preset: key})}, text())));
-    this.chatForm = h('form', {class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat({text: this.chatInput.value}); }},
-      this.chatInput, h('button', {type: 'submit', 'data-chat-send': ''}, t('Send')));
-    this.chatSignIn = h('p', {class: 'muted'}, h('a', {href: `/signin?next=/t/${encodeURIComponent(this.id)}`, 'data-link': ''}, t('Sign in or play as a guest to chat.')));
-    this.chatEl = h('section', {class: 'panel chat', 'data-chat': '', 'aria-labelledby': 'chat-title'},
-      h('h2', {id: 'chat-title'}, t('Chat')), this.chatList, this.chatError, this.chatNote, this.chatPresets, this.chatForm, this.chatSignIn);
+    this.chatForm = el('form', {class: 'chat-form', onsubmit: (e) => { e.preventDefault(); this.sendChat({text: input.value}); }},
+      input, el('button', {type: 'submit', 'data-chat-send': ''}, t('Send')));
+    this.chatSignIn = el('p', {class: 'muted'}, el('a', {href: `/signin?next=/t/${encodeURIComponent(this.id)}`, 'data-link': ''}, t('Sign in or play as a guest to chat.')));
+    this.chatEl = el('section', {class: 'panel chat', 'data-chat': '', 'aria-labelledby': 'chat-title'},
+      el('h2', {id: 'chat-title'}, t('Chat')), this.chatList, this.chatError, this.chatNote, this.chatPresets, this.chatForm, this.chatSignIn);
     return this.chatEl;
   }
 
@@ -624,11 +645,11 @@ export class TableClient {
     const tb = this.table;
     const list = this.chatList;
     const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 30;
-    const items = this.chat.lines.map((x) => h('li', {'data-seq': x.seq},
-      h('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? h('span', {class: 'tag'}, t('spectator')) : null, ': ',
-      h('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
-    if (this.chat.more) items.unshift(h('li', {class: 'muted'}, t('Earlier lines are not shown.')));
-    mount(list, items.length ? items : h('li', {class: 'muted chat-empty'}, t('Nothing said yet.')));
+    const items = this.chat.lines.map((x) => el('li', {'data-seq': x.seq},
+      el('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? el('span', {class: 'tag'}, t('spectator')) : null, ': ',
+      el('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
+    if (this.chat.more) items.unshift(el('li', {class: 'muted'}, t('Earlier lines are not shown.')));
+    mount(list, items.length ? items : el('li', {class: 'muted chat-empty'}, t('Nothing said yet.')));
     if (stick) list.scrollTop = list.scrollHeight;
     const signedIn = !!this.account;
     const presetsOnly = tb.rated && tb.status === 'running';

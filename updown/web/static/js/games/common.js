@@ -1,5 +1,5 @@
 // What the three French-card games share: the hand, card buttons, the trick on the table.
-import { h } from '../dom.js';
+import { h } from '../vdom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardLabel, cardText, splitCard } from '../cards.js';
 import { eventLine, lastEvent, legalMap, seatName } from '../board.js';

@@ -1,5 +1,5 @@
 // Euchre: trump, maker, dealer, up-card, who sits out, the score.
-import { h } from '../dom.js';
+import { h } from '../vdom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardText, suitBadge, suitName } from '../cards.js';
 import { seatName } from '../board.js';

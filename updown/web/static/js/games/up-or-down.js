@@ -1,6 +1,6 @@
 // Up or Down?: the ring drawn as a circle, both piles, every player's columns with direction and
 // running score. Each colour is shown by its colour AND a shape, so colour-blind players can play.
-import { h } from '../dom.js';
+import { h } from '../vdom.js';
 import { t } from '../i18n.js';
 import { actionButton, canPlay, legalMap, seatBox, seatName } from '../board.js';
 import { chip } from './common.js';
@@ -25,20 +25,14 @@ function ring(ctx) {
   const v = ctx.view;
   const cards = v.display || [];
   const n = cards.length;
-  const box = h('div', {class: 'ring', 'aria-label': t('The display')});
-  box.appendChild(h('div', {class: 'ring-line'}));
-  cards.forEach((c, i) => {
+  const placed = cards.map((c, i) => {
     const angle = (i / Math.max(1, n)) * 2 * Math.PI - Math.PI / 2;
-    const x = 50 + 41 * Math.cos(angle);
-    const y = 50 + 41 * Math.sin(angle);
+    const style = {left: `${50 + 41 * Math.cos(angle)}%`, top: `${50 + 41 * Math.sin(angle)}%`};
     const action = `take ${c}`;
     const cls = c === v.played ? 'just-played' : '';
-    const node = canPlay(ctx, action)
-      ? actionButton(ctx, action, numCard(c, {cls}), {cls: 'ring-card', label: t('Take {n}', {n: c})})
-      : h('span', {class: 'ring-card'}, numCard(c, {cls}));
-    node.style.left = `${x}%`;
-    node.style.top = `${y}%`;
-    box.appendChild(node);
+    return canPlay(ctx, action)
+      ? actionButton(ctx, action, numCard(c, {cls}), {cls: 'ring-card', label: t('Take {n}', {n: c}), style})
+      : h('span', {class: 'ring-card', style}, numCard(c, {cls}));
   });
   const down = canPlay(ctx, 'draw down')
     ? actionButton(ctx, 'draw down', pileFace(null, v.down, 'down'), {cls: 'pile', label: t('Draw from the face-down pile')})
@@ -46,8 +40,7 @@ function ring(ctx) {
   const up = canPlay(ctx, 'draw up')
     ? actionButton(ctx, 'draw up', pileFace(v.up_top, v.up, 'up'), {cls: 'pile', label: t('Draw the face-up card')})
     : h('div', {class: 'pile'}, pileFace(v.up_top, v.up, 'up'));
-  box.appendChild(h('div', {class: 'piles'}, down, up));
-  return box;
+  return h('div', {class: 'ring', 'aria-label': t('The display')}, h('div', {class: 'ring-line'}), placed, h('div', {class: 'piles'}, down, up));
 }
 
 function pileFace(top, count, kind) {
@@ -70,9 +63,8 @@ function columnNode(ctx, s, k, col) {
   if (mine && canPlay(ctx, `col ${k}`)) {
     return h('div', {class: cls}, actionButton(ctx, `col ${k}`, parts, {cls: 'col-btn', label: t('Put it on column {k}', {k})}));
   }
-  const out = h('div', {class: cls}, parts);
-  if (mine && canPlay(ctx, `give up ${k}`)) out.appendChild(actionButton(ctx, `give up ${k}`, t('give up'), {cls: 'small-btn'}));
-  return out;
+  return h('div', {class: cls}, parts,
+    mine && canPlay(ctx, `give up ${k}`) ? actionButton(ctx, `give up ${k}`, t('give up'), {cls: 'small-btn'}) : null);
 }
 
 export default {

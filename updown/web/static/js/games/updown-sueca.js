@@ -1,5 +1,5 @@
 // The Sueca Up&Down: trump, who plays and who sits out, the scores, the RISCOS at stake.
-import { h } from '../dom.js';
+import { h } from '../vdom.js';
 import { t } from '../i18n.js';
 import { cardFace, cardText, suitBadge, suitName } from '../cards.js';
 import { seatName } from '../board.js';

@@ -1,5 +1,5 @@
 // UP&DOWN: UP/DOWN, each seat's suit, the trump value and its dice, the pot; the secret choice.
-import { h } from '../dom.js';
+import { h } from '../vdom.js';
 import { t } from '../i18n.js';
 import { cardBack, cardFace, rankValue, splitCard, suitBadge, suitName } from '../cards.js';
 import { eventLine, lastEvent, seatName } from '../board.js';

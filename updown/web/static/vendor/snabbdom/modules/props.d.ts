@@ -1,0 +1,3 @@
+import { Module } from "./module.js";
+export type Props = Record<string, any>;
+export declare const propsModule: Module;
