@@ -6,7 +6,8 @@ accessibility checks, web_util.py), at a pinned version. The settings are in
 ``updown/web/static/jsconfig.json`` (a dev file: the wheel ships only the static html, css and js):
 ``checkJs`` with ``strict`` except ``noImplicitAny`` (an untyped parameter is ``any`` for now);
 the vendored snabbdom is read from its own type declarations (``vendor/snabbdom/*.d.ts``). The
-second test shows the check can fail: a copy of the page with one wrong line makes tsc say so.
+second test shows the check can fail: a copy of the page with one wrong line makes tsc say so. The
+third checks that the vendored snabbdom is the published package, unchanged.
 """
 
 from __future__ import annotations
@@ -79,3 +80,37 @@ def test_type_check_catches_a_wrong_line(tmp_path: Path) -> None:
     out = result.stdout
     assert f"js/motion.js({len(lines)}," in out, out
     assert "notAMethod" in out and "possibly 'null'" in out, out
+
+
+SNABBDOM_VERSION = "3.6.4"
+VENDOR = STATIC / "vendor" / "snabbdom"
+
+
+def test_vendored_snabbdom_is_the_published_package() -> None:
+    """Every file in vendor/snabbdom but its README is byte for byte the one in snabbdom's npm
+    package of the version the README names (``npm pack``, into test-output/ on first use), and every
+    module the page loads from it imports only files that are there."""
+    import re
+    import tarfile
+
+    assert f"snabbdom {SNABBDOM_VERSION}" in (VENDOR / "README.md").read_text(encoding="utf-8")
+    tgz = ROOT / "test-output" / "snabbdom" / f"snabbdom-{SNABBDOM_VERSION}.tgz"
+    if not tgz.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("npm is needed to fetch snabbdom's package for the comparison")
+        tgz.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "pack", f"snabbdom@{SNABBDOM_VERSION}", "--pack-destination", str(tgz.parent)],
+                       check=True, capture_output=True, timeout=300)
+    with tarfile.open(tgz) as tar:
+        published = {m.name.removeprefix("package/").removeprefix("build/"): m for m in tar.getmembers() if m.isfile()}
+        files = [p for p in VENDOR.rglob("*") if p.is_file() and p.name != "README.md"]
+        assert len(files) >= 12, files
+        for path in files:
+            name = path.relative_to(VENDOR).as_posix()
+            assert name in published, f"{name} is not in snabbdom {SNABBDOM_VERSION}'s package"
+            source = tar.extractfile(published[name])
+            assert source is not None and source.read() == path.read_bytes(), f"{name} differs from the package's"
+    for path in VENDOR.rglob("*.js"):
+        for target in re.findall(r'^import .* from "(\.[^"]+)";', path.read_text(encoding="utf-8"), re.M):
+            assert (path.parent / target).resolve().is_file(), f"{path.name} imports {target}, which is not vendored"

@@ -3,10 +3,12 @@
 /** @typedef {Node | string | number | null | undefined | false} Leaf */
 /** @typedef {Leaf | Array<Leaf | Array<Leaf | Array<Leaf>>>} Child */
 /**
- * @param {string} tag
+ * The element's own type follows its tag (h('input') is an HTMLInputElement).
+ * @template {string} K
+ * @param {K} tag
  * @param {Record<string, any> | null} [attrs]
  * @param {...Child} children
- * @returns {HTMLElement}
+ * @returns {K extends keyof HTMLElementTagNameMap ? HTMLElementTagNameMap[K] : HTMLElement}
  */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -20,7 +22,7 @@ export function h(tag, attrs, ...children) {
     else el.setAttribute(k, String(v));
   }
   append(el, children);
-  return el;
+  return /** @type {any} */ (el); // createElement(tag) is of the type the tag names
 }
 
 function append(el, children) {
