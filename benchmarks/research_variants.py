@@ -15,6 +15,16 @@ Euchre (``--game euchre``): one deal (``deals=1``) of four seats, its option ``d
 leaves out the decisions without a choice (one-card hands play without one), and exploitability
 is OpenSpiel's ``NashConv / 4`` (each seat's best response alone; ``docs/research-variants.md``).
 
+The Sueca game (``--game updown-sueca``): one deal (``deals=1``) of four seats, each for itself, its
+option ``deck`` written ``RANKS:SUITS:HAND`` (``K7A:DH:1``: K, 7, A of diamonds and hearts, one card
+each, two in the stock); the export leaves out the decisions without a choice, the utility is the
+adapter's (from the placings after the deal: +1 first alone, -1 last alone), and exploitability is
+``NashConv / 4``.
+
+    nice -n 10 .venv/bin/python benchmarks/research_variants.py --game updown-sueca \\
+        --decks 7A:DH:1,QJK7A:H:1,K7A:DH:1 --iterations 100 --checkpoints 1,2,5,10,20,50,100 \\
+        --normal-decks 7A:DH:1,QJK7A:H:1,K7A:DH:1
+
 A research deck (UP&DOWN's option ``deck``, ``docs/research-variants.md``) is the same game with
 fewer cards: ``TOP:SUITS:HAND`` deals values 2 to TOP of SUITS, HAND cards each, and sets the trump
 with two dice of ceil(TOP / 2) faces. Here: 2 players, one round, utility the adapter's (+1 for the
@@ -76,9 +86,11 @@ from updown.core.registry import get_game  # noqa: E402
 
 GAME = get_game("updown")
 PLAYERS = 2
-VARIANTS: dict[str, tuple[int, dict[str, Any]]] = {"updown": (2, {"rounds": 1}), "euchre": (4, {"deals": 1})}
+VARIANTS: dict[str, tuple[int, dict[str, Any]]] = {
+    "updown": (2, {"rounds": 1}), "euchre": (4, {"deals": 1}), "updown-sueca": (4, {"deals": 1}),
+}
 """Per game: the players and the options besides ``deck`` of its research variants (one round of
-UP&DOWN for two; one deal of Euchre)."""
+UP&DOWN for two; one deal of Euchre; one deal of the Sueca game)."""
 DEFAULT_DECKS = ("3:DS:1", "3:DS:2")
 DEFAULT_CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 ABOUT = {
@@ -89,6 +101,10 @@ ABOUT = {
     "JA:CDS:1": "Euchre: J, A of clubs, diamonds, spades (one bower missing), one card each, one undealt",
     "9TJA:DH:1": "Euchre: 9, 10, J, A of diamonds and hearts, one card each, three undealt",
     "9TJQK:H:1": "Euchre: 9 to K of hearts, one card each, none undealt (a named suit has no card but JH)",
+    "7A:DH:1": "Sueca: 7 and A of diamonds and hearts, one card each, no stock (no exchange)",
+    "K7A:DH:1": "Sueca: K, 7, A of diamonds and hearts, one card each, two in the stock",
+    "JK7A:H:1": "Sueca: J, K, 7, A of hearts, one card each, no stock",
+    "QJK7A:H:1": "Sueca: Q, J, K, 7, A of hearts, one card each, one in the stock",
 }
 
 
@@ -355,7 +371,7 @@ def python_cfr_on_adapter(deck: str, iterations: int, checkpoints: Sequence[int]
 
     import updown.adapters.openspiel  # noqa: F401  (registers the games)
 
-    name = "python_updown_turns" if game_id == "updown" else f"python_{game_id}"
+    name = "python_updown_turns" if game_id == "updown" else "python_" + game_id.replace("-", "_")
     game = pyspiel.load_game(name, {"players": VARIANTS[game_id][0], **options(deck, game_id)})
     solver = cfr.CFRSolver(game)
     points = []
@@ -441,15 +457,18 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
             else:  # a log scale has no 0: listed, not drawn
                 ax.plot([], [], color=colour, linestyle=line, label=f"{name} 0 (not drawn)")
         game = res.get("game", "updown")
-        ax.set_title(f"{'Euchre ' if game == 'euchre' else ''}deck={res['deck']}  "
+        prefix = {"euchre": "Euchre ", "updown-sueca": "Sueca "}.get(game, "")
+        ax.set_title(f"{prefix}deck={res['deck']}  "
                      f"({sum(res['infosets']):,} information sets)", fontsize=10)
         ax.set_xlabel("iterations")
         ax.set_ylabel("exploitability (a game is worth ±1)" if game == "updown"
-                      else "exploitability (NashConv / 4; a deal is worth ±2/3)")
+                      else "exploitability (NashConv / 4; a deal is worth ±2/3)" if game == "euchre"
+                      else "exploitability (NashConv / 4; a deal is worth ±1)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     games = {res.get("game", "updown") for res in results}
     fig.suptitle("Euchre research decks, one deal: OpenSpiel's CFR and the bots" if games == {"euchre"} else
+                 "Sueca game research decks, one deal: OpenSpiel's CFR and the bots" if games == {"updown-sueca"} else
                  "UP&DOWN research decks, 2 players, one round: OpenSpiel's CFR and the bots"
                  if games == {"updown"} else "research decks: OpenSpiel's CFR and the bots", fontsize=11)
     fig.tight_layout()
@@ -460,7 +479,7 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="updown", choices=sorted(VARIANTS),
-                    help="updown (2 players, one round) or euchre (one deal)")
+                    help="updown (2 players, one round), euchre or updown-sueca (one deal)")
     ap.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="research decks, comma-separated")
     ap.add_argument("--keep-forced", action="store_true",
                     help="write the decisions without a choice too (Euchre leaves them out by default)")

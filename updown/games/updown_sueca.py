@@ -44,6 +44,21 @@ Readings the project takes (see ``docs/notes-updown-sueca.md``):
   the settlement. The settlement winner is the best-placed seat that has not left (same ordering);
   every other seat that has not left pays ``max(score, 0)`` to that winner. Seats that left are
   placed after every seat that stayed. RISCOS and the house always sum to zero.
+
+Research decks (options ``deck`` and ``deals``, never offered for play; ``docs/research-variants.md``):
+the same rules with fewer cards, small enough for exact solvers. ``deck="RANKS:SUITS:HAND"`` holds the
+ranks ``RANKS`` (letters of ``23456QJK7A``, Sueca's order from low to high, in that order) of the
+suits ``SUITS`` (letters of ``CDHS`` in that order) and deals ``HAND`` cards (1 to 5) to each seat:
+a first packet of ``min(3, HAND - 1)`` cards, the trump choice, then the rest (so the chooser can
+always turn the next card: with one card each, it chooses before seeing any). The rest of the deck is
+the stock. Where the deck changes a rule: a deal has ``HAND`` tricks (a lone player takes them
+all); a player may exchange only as many cards as the stock holds when it exchanges (the full deck's
+20 always cover four players exchanging five); the chooser may name any suit, even one with no card
+in the deck (no trumps then, but hearts still make everyone play and clubs still count double).
+``deals`` caps the match at that many deals (``deals=1``: one deal; the standing then is by score, as
+at the end of a match); a research deck needs it (with fewer cards the race from 20 to 0 may not end). Card and action ids are the full deck's: a research deck is a subset of it.
+The defaults (``deck="full"``, no cap) are the rulebook's game; ``23456QJK7A:CDHS:5`` plays the same
+games.
 """
 
 from __future__ import annotations
@@ -83,6 +98,49 @@ FIRST_PACKET = 3
 START_SCORE = 20
 LEAVE_PENALTY = 100
 CLUBS, DIAMONDS, HEARTS, SPADES = (int(s) for s in Suit)
+
+FULL_DECK = "full"
+"""The ``deck`` option's default: the rulebook's 40 cards, five to each seat."""
+RANK_LETTERS = "23456QJK7A"
+"""The ranks of a research deck, in Sueca's order from low to high: a card's strength is ``id % 10``."""
+SUIT_LETTERS = "CDHS"
+_DECKS: dict[str, tuple[tuple[int, ...], int]] = {FULL_DECK: (_ALL_CARDS, HAND)}
+
+
+def _ordered_letters(text: str, alphabet: str) -> bool:
+    """``text`` is distinct letters of ``alphabet`` in its order (and not empty)."""
+    return bool(text) and set(text) <= set(alphabet) and text == "".join(sorted(set(text), key=alphabet.index))
+
+
+def deck_of(spec: str) -> tuple[tuple[int, ...], int]:
+    """The deck that the option ``deck`` names: its card ids (ascending) and the hand size.
+    Raises OptionsError for a spec that names no deck, or one too small to deal."""
+    known = _DECKS.get(spec)
+    if known is not None:
+        return known
+    parts = spec.split(":")
+    if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
+        raise OptionsError(f"deck must be full or RANKS:SUITS:HAND (a research deck, like K7A:DH:1), not {spec!r}")
+    ranks, suits, hand = parts[0].upper(), parts[1].upper(), int(parts[2])
+    if not _ordered_letters(ranks, RANK_LETTERS):
+        raise OptionsError(f"a research deck's ranks are distinct letters of {RANK_LETTERS} (Sueca's order, "
+                           f"low to high) in that order, not {parts[0]!r}")
+    if not _ordered_letters(suits, SUIT_LETTERS):
+        raise OptionsError(f"a research deck's suits are distinct letters of CDHS in that order, not {parts[1]!r}")
+    if not 1 <= hand <= HAND:
+        raise OptionsError(f"a research deck deals 1 to {HAND} cards to each seat, not {hand}")
+    cards = tuple(s * 10 + r for s in range(4) if SUIT_LETTERS[s] in suits
+                  for r in range(10) if RANK_LETTERS[r] in ranks)
+    if len(cards) < PLAYERS * hand:
+        raise OptionsError(f"the deck {spec} has {len(cards)} cards: too few for {PLAYERS} hands of {hand}")
+    made = _DECKS[spec] = (cards, hand)
+    return made
+
+
+def first_packet(hand: int) -> int:
+    """The cards each seat gets before the trump choice: three of five, and with smaller hands
+    ``hand - 1``, so that the chooser can always turn the next card."""
+    return min(FIRST_PACKET, hand - 1)
 
 # -- action ids: one space for decisions and chance outcomes -------------------------------------
 
@@ -129,12 +187,29 @@ class UpDownSuecaOptions(GameOptions):
     exchange_limit: "Optional[int]" = dataclasses.field(  # noqa: UP007
         default=None, metadata={"help": "most cards a player may exchange (default: all five)"}
     )
+    deals: "Optional[int]" = dataclasses.field(  # noqa: UP007
+        default=None,
+        metadata={"help": "research only: stop after this many deals (1: a single deal); default: play "
+                          "until a score is 0 or less", "research": True},
+    )
+    deck: str = dataclasses.field(
+        default=FULL_DECK,
+        metadata={"help": "research only: full, or RANKS:SUITS:HAND, a reduced deck (ranks of 23456QJK7A, "
+                          "Sueca's order low to high, of SUITS, HAND cards each; the rest is the stock, and a "
+                          "player may exchange only as many cards as it holds)", "research": True},
+    )
 
     def check(self, players: int) -> None:
         if players != PLAYERS:
             raise OptionsError(f"Up&Down (Sueca) is for 4 players, not {players}")
         if self.exchange_limit is not None and not 0 <= self.exchange_limit <= HAND:
             raise OptionsError(f"exchange_limit must be 0 to {HAND}, not {self.exchange_limit}")
+        if self.deals is not None and not 1 <= self.deals <= 1000:
+            raise OptionsError(f"deals must be 1 to 1000, not {self.deals}")
+        deck_of(self.deck)
+        if self.deck != FULL_DECK and self.deals is None:
+            raise OptionsError(f"deck={self.deck} needs deals (1 to 1000), a research deck's cap on the match: "
+                               "with fewer cards a deal takes fewer points and the race from 20 to 0 may not end")
 
     @property
     def all_play_suit(self) -> int:
@@ -178,7 +253,9 @@ _DISCARD_EVENT = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": C
 _EXCHANGE_EVENT = tuple(tuple(FrozenDict({"type": "exchange", "seat": s, "count": k}) for k in range(HAND + 1))
                         for s in _SEATS)
 _SITS_OUT_EVENT = tuple(FrozenDict({"type": "sits out", "seat": s}) for s in _SEATS)
-_LONE_EVENT = tuple(FrozenDict({"type": "lone", "seat": s, "tricks": HAND}) for s in _SEATS)
+_LONE_EVENT = tuple(tuple(FrozenDict({"type": "lone", "seat": s, "tricks": n}) for s in _SEATS)
+                    for n in range(HAND + 1))
+"""``_LONE_EVENT[tricks][seat]``: a deal's tricks are the hand size (five but on a research deck)."""
 _CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[t], "turned": None})
                                   for t in range(4)) for s in _SEATS)
 _TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
@@ -297,6 +374,7 @@ class UpDownSuecaState(State):
         "scores", "sat_out", "left", "dealer", "deal_no", "history", "winner", "chooser", "deal_log_start",
         "phase", "deck", "hands", "discards", "played", "current", "trump", "turned", "decision",
         "forced", "exchanged", "to_draw", "leader", "trick_no", "table", "next_player", "tricks", "voids",
+        "cards", "hand_size", "first_packet", "max_deals",
     )
 
     def __init__(self, game: UpDownSuecaGame, players: int, options: UpDownSuecaOptions, *,
@@ -306,9 +384,14 @@ class UpDownSuecaState(State):
         self.options = options
         self.options_view = options.view()  # read-only and made once per options: kept for every view
         # The options' derived figures, read at every exchange and every deal's decisions and score.
-        self.limit = options.limit
         self.all_play_suit = options.all_play_suit
         self.double_suit = options.double_suit
+        self.cards, self.hand_size = deck_of(options.deck)
+        """The deck's card ids and the hand size (the full deck's unless ``deck`` names a research deck)."""
+        self.limit = min(options.limit, self.hand_size)
+        self.first_packet = first_packet(self.hand_size)
+        self.max_deals = 0 if options.deals is None else options.deals
+        """The deals the match lasts at most (0: no cap, the rulebook's match)."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -328,7 +411,7 @@ class UpDownSuecaState(State):
         self.chooser = (self.dealer + 1) % PLAYERS
         self.deal_log_start = len(self.log)
         self.phase = _DEAL
-        self.deck = list(_ALL_CARDS)  # undealt cards; after the deal, the stock
+        self.deck = list(self.cards)  # undealt cards; after the deal, the stock
         # One list per seat (four seats), written out: cheaper than a comprehension at every deal.
         # A hand is kept in the order its cards came: its first three cards are the first packet
         # and the rest the second (the turned card first). It is sorted when its seat begins to
@@ -353,6 +436,8 @@ class UpDownSuecaState(State):
         self.voids: list[list[tuple[int, int]]] = [[], [], [], []]
         self.log.append({"type": "deal", "deal": self.deal_no, "dealer": self.dealer,
                          "chooser": self.chooser, "scores": list(self.scores)})
+        if self.first_packet == 0:  # a research deck of one card each: the trump comes first
+            self.phase = _TRUMP
 
     # -- who acts -------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
@@ -421,7 +506,7 @@ class UpDownSuecaState(State):
             return [PLAY, SIT_OUT]
         if phase == _EXCHANGE:
             out = [DONE]
-            if len(self.discards[seat]) < self.limit:
+            if len(self.discards[seat]) < self.limit and len(self.discards[seat]) < len(self.deck):
                 for c in self.hands[seat]:  # sorted (_enter_exchange); a loop: cheaper than a comprehension
                     out.append(DISCARD + c)
             return out
@@ -510,20 +595,19 @@ class UpDownSuecaState(State):
         hand.append(action)
         phase = self.phase
         if phase == _DEAL:
-            if len(hand) == FIRST_PACKET:  # the hand is the first packet
-                a, b, c = sorted(hand)  # three cards, written out: cheaper than a comprehension
-                self.log.append({"type": "dealt", "seat": seat, "packet": 1,
-                                 "cards": [CARD_STR[a], CARD_STR[b], CARD_STR[c]], "to": _TO[seat]})
+            if len(hand) == self.first_packet:  # the hand is the first packet
+                if len(hand) == FIRST_PACKET:
+                    a, b, c = sorted(hand)  # three cards, written out: cheaper than a comprehension
+                    cards = [CARD_STR[a], CARD_STR[b], CARD_STR[c]]
+                else:  # a research deck's smaller packet
+                    cards = [CARD_STR[x] for x in sorted(hand)]
+                self.log.append({"type": "dealt", "seat": seat, "packet": 1, "cards": cards, "to": _TO[seat]})
                 seat = self.current = (seat + 1) % PLAYERS
                 if seat == self.chooser:
                     self.phase = _TRUMP
         elif phase == _DEAL2:
-            if len(hand) == HAND:  # the second packet is the hand after the first three cards
-                self.log.append({"type": "dealt", "seat": seat, "packet": 2,
-                                 "cards": [CARD_STR[hand[3]], CARD_STR[hand[4]]], "to": _TO[seat]})
-                seat = self.current = (seat + 1) % PLAYERS
-                if seat == self.chooser:
-                    self._begin_decisions()
+            if len(hand) == self.hand_size:
+                self._second_packet_dealt(seat)
         elif phase == _DRAW:
             self.log.append(_DRAW_EVENT[seat][action])
             self.to_draw -= 1
@@ -534,6 +618,22 @@ class UpDownSuecaState(State):
             self.trump = action // 10
             self.log.append(_TURNED_TRUMP_EVENT[seat][action])
             self.phase = _DEAL2
+            if len(hand) == self.hand_size:  # a research deck's second packet of one: the turned card
+                self._second_packet_dealt(seat)
+
+    def _second_packet_dealt(self, seat: int) -> None:
+        """``seat``'s hand is full: its second packet (the hand after the first packet) is logged,
+        and the deal goes on to the next seat, or the decisions begin."""
+        hand = self.hands[seat]
+        fp = self.first_packet
+        if fp == FIRST_PACKET and self.hand_size == HAND:
+            cards = [CARD_STR[hand[3]], CARD_STR[hand[4]]]  # written out: cheaper than a comprehension
+        else:
+            cards = [CARD_STR[c] for c in hand[fp:]]
+        self.log.append({"type": "dealt", "seat": seat, "packet": 2, "cards": cards, "to": _TO[seat]})
+        seat = self.current = (seat + 1) % PLAYERS
+        if seat == self.chooser:
+            self._begin_decisions()
 
     # -- the trump, the decisions, the exchange -------------------------------------------------
     def _choose_trump(self, action: int, seat: int) -> None:
@@ -613,6 +713,8 @@ class UpDownSuecaState(State):
         discards = self.discards[seat]
         if len(discards) >= self.limit:
             raise IllegalAction(f"at most {self.limit} cards may be exchanged")
+        if len(discards) >= len(self.deck):
+            raise IllegalAction(f"the stock holds {len(self.deck)} cards: no more may be exchanged")
         hand.remove(card)
         discards.append(card)
         self.log.append(_DISCARD_EVENT[seat][card])
@@ -626,8 +728,8 @@ class UpDownSuecaState(State):
         playing = (decision[0] == PLAY, decision[1] == PLAY, decision[2] == PLAY, decision[3] == PLAY)
         if playing.count(True) == 1:
             lone = playing.index(True)
-            self.tricks[lone] = HAND
-            self.log.append(_LONE_EVENT[lone])
+            self.tricks[lone] = self.hand_size
+            self.log.append(_LONE_EVENT[self.hand_size][lone])
             self._score()
             return
         self.phase = _TRICK
@@ -723,7 +825,7 @@ class UpDownSuecaState(State):
                          "cards": cards, "winner": best_seat,
                          "by_trump": best_card // 10 == trump and led != trump})
         self.table = []
-        if self.trick_no == HAND:
+        if self.trick_no == self.hand_size:
             self._score()
             return
         self.trick_no += 1
@@ -751,7 +853,7 @@ class UpDownSuecaState(State):
                              "tricks": list(tricks), "changes": changes})
         self.log.append({"type": "score", "deal": self.deal_no, "trump": suit, "factor": factor,
                          "playing": playing, "tricks": list(tricks), "changes": changes, "scores": list(scores)})
-        if min(self.scores) > 0:
+        if min(self.scores) > 0 and (self.max_deals == 0 or self.deal_no < self.max_deals):
             self._start_deal()
             return
         self.phase = _OVER
@@ -850,6 +952,10 @@ class UpDownSuecaState(State):
         c.options = self.options
         c.options_view = self.options_view
         c.limit = self.limit
+        c.cards = self.cards
+        c.hand_size = self.hand_size
+        c.first_packet = self.first_packet
+        c.max_deals = self.max_deals
         c.all_play_suit = self.all_play_suit
         c.double_suit = self.double_suit
         c.log = list(self.log)
@@ -1014,15 +1120,17 @@ class SuecaWorlds(WorldSampler):
         order = [(chooser + i) % PLAYERS for i in range(PLAYERS)]
         # Where the deal stands, in the order things happen: first packets, the trump, second packets.
         if phase == _DEAL:
-            p1_done = next((i for i, s in enumerate(order) if sizes[s] < FIRST_PACKET), PLAYERS)
+            p1_done = next((i for i, s in enumerate(order) if sizes[s] < st.first_packet), PLAYERS)
             p2_done = 0
         elif phase in (_TRUMP, _TURN):
             p1_done, p2_done = PLAYERS, 0
         elif phase == _DEAL2:
             p1_done = PLAYERS
-            p2_done = next((i for i, s in enumerate(order) if sizes[s] < HAND), PLAYERS)
+            p2_done = next((i for i, s in enumerate(order) if sizes[s] < st.hand_size), PLAYERS)
         else:
             p1_done = p2_done = PLAYERS
+        if st.first_packet == 0:  # a research deck of one card each: no first packets
+            p1_done = 0
         last_exchange = -1
         tricks: list[list[tuple[int, int]]] = []
         own_events: dict[tuple[str, int], Event] = {}
@@ -1055,7 +1163,7 @@ class SuecaWorlds(WorldSampler):
         else:
             current = view["to_act"][0]
         st.current = current
-        st.to_draw = HAND - sizes[current] if phase == _DRAW else 0
+        st.to_draw = st.hand_size - sizes[current] if phase == _DRAW else 0
         # The seat's own cards and history.
         hand = [_fast_id(c) for c in view["hand"]]
         mine = [_fast_id(c) for c in view["my_discards"]]
@@ -1077,13 +1185,13 @@ class SuecaWorlds(WorldSampler):
         st.discards = [list(mine) if s == seat else [] for s in range(PLAYERS)]
         st.deck = []
         # Draws each other seat has made: all its discards' worth, unless it is drawing now.
-        self.draws = [discarded[s] - (HAND - sizes[s] if phase == _DRAW and s == current else 0)
+        self.draws = [discarded[s] - (st.hand_size - sizes[s] if phase == _DRAW and s == current else 0)
                       if st.exchanged[s] is not None else 0 for s in range(PLAYERS)]
         self.others = [s for s in range(PLAYERS) if s != seat]
         seen = set(hand) | set(mine) | {c for p in played for c in p}
         if turned >= 0:
             seen.add(turned)
-        pool = [c for c in range(NUM_CARDS) if c not in seen]
+        pool = [c for c in st.cards if c not in seen]
         self.hidden_turn = turned >= 0 and chooser != seat and turned not in played[chooser]
         # Bins: the hidden part of each other hand (0..2), each other seat's discards (3..5), the stock (6).
         hand_sizes = [sizes[s] for s in self.others]
@@ -1193,7 +1301,7 @@ class SuecaWorlds(WorldSampler):
             rejected = len(known) - accepted
             options = []
             for j in range(accepted + 1):  # j of its accepted played cards were kept
-                kept = HAND - k - dealt_kept - j
+                kept = st.hand_size - k - dealt_kept - j
                 drawn = k - rejected - (accepted - j)
                 if kept >= 0 and drawn >= 0 and kept + drawn == hidden:
                     options.append((kept, drawn, comb(accepted, j)))
@@ -1268,7 +1376,7 @@ class SuecaWorlds(WorldSampler):
             dealt = kept[draws:] + gone
             dealt = [c for c in dealt if c != turned or s != chooser]
             rng.shuffle(dealt)
-            n1 = min(FIRST_PACKET, len(dealt))
+            n1 = min(world.first_packet, len(dealt))
             packet1[s] = dealt[:n1]
             packet2[s] = ([turned] if s == chooser and turned >= 0 else []) + dealt[n1:]
             if dealing:  # the deal goes on from the hand: its packets, in order (see _start_deal)
@@ -1325,6 +1433,9 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     if kind == "draw":
         return f"{names[event['seat']]} draws {pretty_card(event['card'])}."
     if kind == "lone":
+        n = event["tricks"]
+        if n != HAND:  # a research deck's deal
+            return f"{names[event['seat']]} is the only one playing and takes all {n} trick{'s' if n != 1 else ''}."
         return f"{names[event['seat']]} is the only one playing and takes all five tricks."
     if kind == "trick":
         played = ", ".join(f"{names[s]} {pretty_card(c)}" for s, c in event["cards"])
