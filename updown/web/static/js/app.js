@@ -1,5 +1,6 @@
 // The site: header with the language switch on every page, and a small router.
 import { h, mount } from './dom.js';
+import { h as v, patch } from './vdom.js';
 import { LANGS, lang, preferredLang, setLang, t } from './i18n.js';
 import { api, forgetMe, games, me } from './api.js';
 import { TableClient, statusText } from './table.js';
@@ -163,44 +164,6 @@ function yourGames(acc, names) {
     }))));
 }
 
-// Make the element `old` look like `fresh`, keeping every node of it that is already equal (so a
-// focused button of an unchanged part stays the same node and keeps the focus). Children are matched
-// first by equality, in order, then by position when they are the same kind of element.
-function morph(old, fresh) {
-  if (old.isEqualNode(fresh)) return old;
-  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) { old.replaceWith(fresh); return fresh; }
-  if (old.nodeType !== Node.ELEMENT_NODE) { old.nodeValue = fresh.nodeValue; return old; }
-  for (const a of [...old.attributes]) if (!fresh.hasAttribute(a.name)) old.removeAttribute(a.name);
-  for (const a of fresh.attributes) if (old.getAttribute(a.name) !== a.value) old.setAttribute(a.name, a.value);
-  const olds = [...old.childNodes];
-  const used = new Set();
-  let at = 0;
-  const wanted = [...fresh.childNodes].map((child) => {
-    const same = olds.findIndex((o, i) => i >= at && !used.has(o) && o.isEqualNode(child));
-    if (same >= 0) { used.add(olds[same]); at = same + 1; return olds[same]; }
-    const next = olds.find((o, i) => i >= at && !used.has(o));
-    if (next && next.nodeName === child.nodeName && next.nodeType === child.nodeType) {
-      used.add(next); at = olds.indexOf(next) + 1;
-      return morph(next, child);
-    }
-    return child;
-  });
-  place(old, wanted);
-  return old;
-}
-
-// Put `nodes` in `parent`, in order, removing the others first and moving as few as it can (a node
-// moved loses the focus, so those already in order stay where they are).
-function place(parent, nodes) {
-  const keep = new Set(nodes);
-  for (const child of [...parent.childNodes]) if (!keep.has(child)) parent.removeChild(child);
-  let cur = parent.firstChild;
-  for (const node of nodes) {
-    if (node === cur) cur = cur.nextSibling;
-    else parent.insertBefore(node, cur);
-  }
-}
-
 // The lobby's list from the lobby's WebSocket (docs/server.md, "The lobby's WebSocket"): every list
 // comes when a table changes, none is asked for. While the socket is away the page tries it again
 // with backoff and reads GET /api/tables every 20 s meanwhile. Returns the function that stops it.
@@ -249,39 +212,29 @@ async function lobbyPage(root) {
   const acc = await me(true);
   const catalogue = await games();
   const names = Object.fromEntries(catalogue.map((g) => [g.id, g.name]));
-  const list = h('div', {class: 'panel lobby-tables', 'data-live': '0'}, h('h2', {}, t('Tables')), h('p', {class: 'muted'}, t('Loading…')));
+  // The list is patched (vdom.js, snabbdom): each list changes only what differs from the last one,
+  // rows keyed by table and buttons by kind, so the page does not jump and a focused Watch or Join
+  // stays the same element, with the focus.
+  let shown = h('div', {class: 'lobby-list'}, h('p', {class: 'muted'}, t('Loading…')));
+  const list = h('div', {class: 'panel lobby-tables', 'data-live': '0'}, h('h2', {}, t('Tables')), shown);
   const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
-  const row = (tb) => h('tr', {'data-table': tb.id},
-    h('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? h('span', {class: 'tag'}, t('rated')) : null),
-    h('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name)).join(', ')),
-    h('td', {class: 'cell-status'}, statusText(tb.status)),
-    h('td', {class: 'buttons'},
+  const row = (tb) => v('tr', {'data-key': tb.id, 'data-table': tb.id},
+    v('td', {class: 'cell-game'}, names[tb.game] || tb.game, tb.rated ? v('span', {class: 'tag'}, t('rated')) : null),
+    v('td', {class: 'cell-seats'}, tb.seats.map((s) => s.kind === 'open' ? (s.name ? t('kept for {name}', {name: s.name}) : t('open')) : displayName(s.name)).join(', ')),
+    v('td', {class: 'cell-status'}, statusText(tb.status)),
+    v('td', {class: 'buttons'},
       // Your own running game: Resume (not only Watch).
-      tb.status === 'running' && seatedAt(tb) ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, t('Resume'))
+      tb.status === 'running' && seatedAt(tb) ? v('a', {class: 'button', 'data-key': 'resume', href: `/t/${tb.id}`, 'data-link': '', 'data-resume': tb.id}, t('Resume'))
         : [tb.status === 'open' && tb.seats.some((s) => s.kind === 'open' && (!s.name || (acc && s.name === acc.name)))
-          ? h('a', {class: 'button', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
-        h('a', {class: 'button secondary', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch'))]));
-  const tbody = h('tbody');
-  const grid = h('table', {class: 'grid tables stack'},
-    h('thead', {}, h('tr', {}, h('th', {}, t('Game')), h('th', {}, t('Seats')), h('th', {}, t('Status')), h('th', {}, h('span', {class: 'sr'}, t('Actions'))))),
-    tbody);
-  const empty = h('p', {class: 'muted'}, t('No open tables. Create one!'));
-  const keys = new WeakMap(); // each row: the table it was drawn from (as JSON)
-  // Each list updates the rows in place: a row whose table did not change is not touched, a changed
-  // one only where it changed, so the page neither jumps nor loses the focus of a button.
+          ? v('a', {class: 'button', 'data-key': 'join', href: `/t/${tb.id}`, 'data-link': ''}, t('Join')) : null,
+        v('a', {class: 'button secondary', 'data-key': 'watch', href: `/t/${tb.id}?watch=1`, 'data-link': ''}, t('Watch'))]));
   const show = (tables) => {
     const focused = document.activeElement;
-    place(list, [list.firstChild, tables.length ? grid : empty]);
-    const byId = new Map([...tbody.children].map((tr) => [tr.dataset.table, tr]));
-    place(tbody, tables.map((tb) => {
-      const key = JSON.stringify(tb);
-      const old = byId.get(tb.id);
-      if (old && keys.get(old) === key) return old;
-      const tr = old ? morph(old, row(tb)) : row(tb);
-      keys.set(tr, key);
-      return tr;
-    }));
-    if (focused && focused !== document.activeElement && focused.isConnected) focused.focus({preventScroll: true});
+    shown = patch(shown, v('div', {class: 'lobby-list'}, tables.length ? v('table', {class: 'grid tables stack'},
+      v('thead', {}, v('tr', {}, v('th', {}, t('Game')), v('th', {}, t('Seats')), v('th', {}, t('Status')), v('th', {}, v('span', {class: 'sr'}, t('Actions'))))),
+      v('tbody', {}, tables.map(row)))
+      : v('p', {class: 'muted'}, t('No open tables. Create one!'))));
+    if (focused instanceof HTMLElement && focused !== document.activeElement && focused.isConnected) focused.focus({preventScroll: true});
   };
   if (!acc) {
     // The front page for a visitor: what the four games are, and one click into one of them.
