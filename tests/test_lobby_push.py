@@ -333,6 +333,7 @@ def test_the_lobby_page_shows_a_table_another_account_creates_without_polling(
     page.wait_for_selector(row, timeout=PUSHED * 1000)
     assert "hank" in page.locator(f"{row} .cell-seats").inner_text()
     assert page.locator(f"{row} a:has-text('Join')").count() == 1
+    assert page.locator(".lobby-tables :text('Loading')").count() == 0
 
     # Focus stays on a button of the list while other tables come and go.
     page.focus(f"{row} a:has-text('Watch')")

@@ -215,7 +215,8 @@ async function lobbyPage(root) {
   // The list is patched (vdom.js, snabbdom): each list changes only what differs from the last one,
   // rows keyed by table and buttons by kind, so the page does not jump and a focused Watch or Join
   // stays the same element, with the focus.
-  let shown = h('div', {class: 'lobby-list'}, h('p', {class: 'muted'}, t('Loading…')));
+  // (Another element than the list's: the first patch replaces it, children and all.)
+  let shown = h('p', {class: 'muted'}, t('Loading…'));
   const list = h('div', {class: 'panel lobby-tables', 'data-live': '0'}, h('h2', {}, t('Tables')), shown);
   const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
   const row = (tb) => v('tr', {'data-key': tb.id, 'data-table': tb.id},
