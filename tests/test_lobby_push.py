@@ -183,6 +183,27 @@ def test_a_table_whose_people_all_leave_before_playing_leaves_the_lobby(server: 
         watcher.close()
 
 
+def test_a_table_an_admin_closes_leaves_the_lobby(server: Server) -> None:
+    """``updown admin tables close`` changes the database alone; the server notices within its
+    re-read (2 s) and the lobby hears it then, not at its own 30 s re-read."""
+    import subprocess
+    import sys
+
+    kim = User(server, "kim")
+    watcher = LobbyClient(server)
+    try:
+        table = make_table(kim, "euchre", ["me", "open", "bot:greedy", "bot:greedy"])
+        watcher.until(listed(table["id"], "open"))
+        r = subprocess.run([sys.executable, "-c", "from updown.cli.app import main; main()", "admin", "tables",
+                            "close", table["id"], "--reason", "a lobby test", "--by", "tester", "--db", server.db],
+                           capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "200"})
+        assert r.returncode == 0, (r.stdout, r.stderr)
+        watcher.until(gone(table["id"]))
+        assert kim.get(f"/api/tables/{table['id']}").json()["status"] == "closed"
+    finally:
+        watcher.close()
+
+
 def test_a_burst_of_changes_is_coalesced(server: Server) -> None:
     """Twelve tables made as fast as HTTP allows: the socket gets them all, in a few lists, never
     more often than the coalescing allows (measured where the lists arrive, with slack for jitter)."""
