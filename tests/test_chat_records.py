@@ -257,6 +257,15 @@ def test_a_tables_record_places_its_chat_and_survives_a_store_that_is_away() -> 
     assert {k: v for k, v in cut.items() if k != "chat_missing"} == {k: v for k, v in finished.items() if k != "chat"}
     assert away.health.down  # told to the service's health, as other reads that fail are
     assert "could not be read" in live_table(plain, FakeStore(fail=True), upto=30).record(full=False)["chat_missing"]
+    # The routes read the chat off the event loop first, then build the same record from it.
+    import asyncio
+
+    table = live_table(plain, FakeStore(rows))
+    assert table.record(True, *asyncio.run(table.chat_for_record())) == finished
+    gone = live_table(plain, FakeStore(fail=True))
+    assert not gone.health.down
+    read, missing = asyncio.run(gone.chat_for_record())
+    assert (read, gone.health.down != {}) == ([], True) and gone.record(True, read, missing) == cut
 
 
 # -- a real server --------------------------------------------------------------------------------

@@ -285,7 +285,19 @@ class Live:
                       for i, s in enumerate(self.seats)],
         }
 
-    def record(self, full: bool, chat: list[ChatRow] | None = None) -> dict[str, Any]:
+    async def chat_for_record(self) -> tuple[list[ChatRow], str | None]:
+        """The table's chat for its record, read off the event loop (a slow database stalls no other
+        table), and why it is missing (the database is away) or None: :meth:`record`'s two last
+        arguments."""
+        try:
+            return await asyncio.to_thread(self.store.chat, self.id), None
+        except Exception as err:
+            if not is_outage(err):
+                raise
+            self.health.failed(DATABASE, err)
+            return [], CHAT_MISSING
+
+    def record(self, full: bool, chat: list[ChatRow] | None = None, missing: str | None = None) -> dict[str, Any]:
         """The game record (``full``: a finished game) or what a spectator may see of it, each with
         the table's chat (``chat``: its stored lines; None reads them from the store, here).
 
@@ -294,10 +306,10 @@ class Live:
         number of events a spectator had seen then (``event``), never by the step count, which would
         tell when hidden steps happened.
 
-        Without ``chat`` this reads the store in the caller's thread (one query); while the
-        database is away the answer comes without its chat and says so (``chat_missing``): the
-        game itself is all in memory."""
-        missing = None
+        The routes pass what :meth:`chat_for_record` read off the event loop; without ``chat`` this
+        reads the store in the caller's thread (one query). While the database is away the answer
+        comes without its chat and says so (``missing``, sent as ``chat_missing``): the game itself
+        is all in memory."""
         if chat is None:
             try:
                 chat = self.store.chat(self.id)

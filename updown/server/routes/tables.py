@@ -199,8 +199,9 @@ async def record(live: TableDep) -> JSONResponse:
     """A finished game's record; of a running one, what a spectator may see (whoever asks)."""
     async with live.lock:
         await live.catch_up()
+    chat, missing = await live.chat_for_record()
     finished = live.state.is_terminal()
-    return JSONResponse(live.record(full=finished),
+    return JSONResponse(live.record(full=finished, chat=chat, missing=missing),
                         headers={"Content-Disposition": f'attachment; filename="{live.game.id}-{live.id}.json"'})
 
 
@@ -355,7 +356,7 @@ async def review(request: Request, live: TableDep, acc: AccountDep, svc: Service
         await live.catch_up()
         if not live.state.is_terminal():
             raise bad(409, "the review comes when the game is over")
-        record = live.record(full=True)
+        record = live.record(full=True, chat=[])  # the review reads the moves alone
     key = (live.id, seat)
     if key in _reviews:
         return _reviews[key]
