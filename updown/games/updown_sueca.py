@@ -56,9 +56,9 @@ all); a player may exchange only as many cards as the stock holds when it exchan
 20 always cover four players exchanging five); the chooser may name any suit, even one with no card
 in the deck (no trumps then, but hearts still make everyone play and clubs still count double).
 ``deals`` caps the match at that many deals (``deals=1``: one deal; the standing then is by score, as
-at the end of a match); a research deck needs it (with fewer cards the race from 20 to 0 may not end). Card and action ids are the full deck's: a research deck is a subset of it.
-The defaults (``deck="full"``, no cap) are the rulebook's game; ``23456QJK7A:CDHS:5`` plays the same
-games.
+at the end of a match); a research deck needs it (with fewer cards the race from 20 to 0 may not
+end). Card and action ids are the full deck's: a research deck is a subset of it. The defaults
+(``deck="full"``, no cap) are the rulebook's game; ``23456QJK7A:CDHS:5`` plays the same games.
 """
 
 from __future__ import annotations
