@@ -421,3 +421,31 @@ def test_the_bots_are_policies_of_the_small_game(rv: Any) -> None:
         assert all(math.isclose(sum(p for _, p in row), 1.0) for row in policy.values())
     greedy, easy = (rv.exploitability(game, asked.policies[n]) for n in ("greedy", "easy"))
     assert 0.02 < greedy and 0.02 < easy
+
+
+def test_a_lone_player_on_a_short_hand_is_told_the_tricks_there_are() -> None:
+    """A research deck's lone player takes as many tricks as the hand holds, and the line says so in
+    each language (the full game's line, "all five tricks", is unchanged)."""
+    from updown.i18n import translator
+    from updown.i18n.events_updown_sueca import describe
+
+    names = ["Ana", "Bea", "Cid", "Dora"]
+    lines = {(lang, n): describe({"type": "lone", "seat": 1, "tricks": n}, names, translator(lang))
+             for lang in ("en", "de", "pt") for n in (1, 3, 5)}
+    assert lines["en", 5] == "Bea is the only one playing and takes all five tricks."
+    assert lines["en", 3] == "Bea is the only one playing and takes all 3 tricks."
+    assert lines["en", 1] == "Bea is the only one playing and takes the one trick."
+    assert lines["de", 3] == "Bea spielt als Einziger mit und bekommt alle 3 Stiche."
+    assert lines["pt", 1] == "Bea é o único a jogar e leva a única vaza."
+    assert lines["de", 5].endswith("alle fünf Stiche.") and lines["pt", 5].endswith("as cinco vazas.")
+    # The events of a short deal's lone player carry the deal's tricks.
+    for seed in range(300):
+        agents = [RandomBot(GAME, s, random.Random(f"lone {seed} {s}")) for s in range(4)]
+        state, _record = play_game(GAME, 4, agents, random.Random(seed),
+                                   options=GAME.options({"deck": "K7A:DH:1", "deals": 1}))
+        lone = [ev for ev in state.view(None)["log"] if ev["type"] == "lone"]
+        if lone:
+            assert lone[0]["tricks"] == 1
+            assert describe(lone[0], names, translator("en")).endswith("takes the one trick.")
+            return
+    pytest.skip("no lone player in 300 short deals played this way")

@@ -58,7 +58,13 @@ def describe(event: Event, names: Sequence[str], _: Translator) -> str:
     if kind == "draw":
         return _("{name} draws {card}.").format(name=who, card=pretty(event["card"], _))
     if kind == "lone":
-        return _("{name} is the only one playing and takes all five tricks.").format(name=who)
+        n = event.get("tricks", 5)
+        if n == 5:
+            return _("{name} is the only one playing and takes all five tricks.").format(name=who)
+        # A research deck's shorter hands (docs/research-variants.md).
+        if n == 1:
+            return _("{name} is the only one playing and takes the one trick.").format(name=who)
+        return _("{name} is the only one playing and takes all {n} tricks.").format(name=who, n=n)
     if kind == "trick":
         played = ", ".join(f"{names[s]} {pretty(c, _)}" for s, c in event["cards"])
         winner = event["winner"]
