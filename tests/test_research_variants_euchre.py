@@ -15,8 +15,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import random
 from pathlib import Path
@@ -24,8 +22,6 @@ from typing import Any
 
 import pytest
 
-from updown.bots.base import RandomBot
-from updown.core.driver import play_game
 from updown.core.errors import IllegalAction, OptionsError
 from updown.core.registry import get_game
 from updown.games.euchre import (
@@ -33,36 +29,9 @@ from updown.games.euchre import (
 )
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
-from test_research_variants import assert_same_games, play_checked
+from test_research_variants import assert_same_games, game_digest, play_checked
 
 GAME = get_game("euchre")
-
-
-def _digest(options: dict[str, Any]) -> str:
-    """Three random games (random bots, chance from Random(seed)): their records, every view and
-    legal actions at every fifth step, a world drawn there for the seat to act, the final views."""
-    h = hashlib.sha256()
-    for seed in range(3):
-        steps = [0]
-
-        def visit(state: Any, *_: Any) -> None:
-            steps[0] += 1
-            if steps[0] % 5:
-                return
-            for s in [None, 0, 1, 2, 3]:
-                h.update(json.dumps(state.view(s), sort_keys=True).encode())
-            h.update(repr([state.legal_actions(s) for s in range(4)]).encode())
-            if state.actors():
-                world = state.resample(state.actors()[0], random.Random(steps[0]))
-                h.update(json.dumps([world.view(s) for s in range(4)], sort_keys=True).encode())
-
-        agents = [RandomBot(GAME, s, random.Random(100 * seed + s)) for s in range(4)]
-        state, record = play_game(GAME, 4, agents, random.Random(seed), options=GAME.options(options),
-                                  seed=seed, observer=visit)
-        h.update(record.to_json().encode())
-        for s in [None, 0, 1, 2, 3]:
-            h.update(json.dumps(state.view(s), sort_keys=True).encode())
-    return h.hexdigest()[:16]
 
 
 SETTINGS = {
@@ -77,8 +46,8 @@ BEFORE = {"match": "8a6e2c21a04d0855", "one deal": "f979989b0e2fc7e9", "lone def
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 def test_the_default_deck_plays_exactly_as_before(setting: str) -> None:
     options = SETTINGS[setting]
-    assert _digest(options) == BEFORE[setting]
-    assert _digest({**options, "deck": "full"}) == BEFORE[setting]
+    assert game_digest(GAME, 4, options) == BEFORE[setting]
+    assert game_digest(GAME, 4, {**options, "deck": "full"}) == BEFORE[setting]
 
 
 def test_the_full_deck_written_as_a_research_deck_is_the_same_game() -> None:

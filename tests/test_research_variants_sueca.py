@@ -17,8 +17,6 @@ CFR solving them.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import random
 from pathlib import Path
@@ -38,36 +36,9 @@ from updown.games.updown_sueca import (
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
 from test_conformance import check_clone, check_node, check_rejections, check_views
-from test_research_variants import assert_same_games
+from test_research_variants import assert_same_games, game_digest
 
 GAME = get_game("updown-sueca")
-
-
-def _digest(options: dict[str, Any], games: int = 3) -> str:
-    """Random games (random bots, chance from Random(seed)): their records, every view and legal
-    actions at every fifth step, a world drawn there for the seat to act, the final views."""
-    h = hashlib.sha256()
-    for seed in range(games):
-        steps = [0]
-
-        def visit(state: Any, *_: Any) -> None:
-            steps[0] += 1
-            if steps[0] % 5:
-                return
-            for s in [None, 0, 1, 2, 3]:
-                h.update(json.dumps(state.view(s), sort_keys=True).encode())
-            h.update(repr([state.legal_actions(s) for s in range(4)]).encode())
-            if state.actors():
-                world = state.resample(state.actors()[0], random.Random(steps[0]))
-                h.update(json.dumps([world.view(s) for s in range(4)], sort_keys=True).encode())
-
-        agents = [RandomBot(GAME, s, random.Random(100 * seed + s)) for s in range(4)]
-        state, record = play_game(GAME, 4, agents, random.Random(seed), options=GAME.options(options),
-                                  seed=seed, observer=visit)
-        h.update(record.to_json().encode())
-        for s in [None, 0, 1, 2, 3]:
-            h.update(json.dumps(state.view(s), sort_keys=True).encode())
-    return h.hexdigest()[:16]
 
 
 SETTINGS = {
@@ -83,8 +54,8 @@ BEFORE = {"match": "ea6d6a9080372840", "regional": "711ea830b3c97db9", "exchange
 @pytest.mark.parametrize("setting", sorted(SETTINGS))
 def test_the_default_deck_plays_exactly_as_before(setting: str) -> None:
     options = SETTINGS[setting]
-    assert _digest(options) == BEFORE[setting]
-    assert _digest({**options, "deck": "full", "deals": None}) == BEFORE[setting]
+    assert game_digest(GAME, 4, options) == BEFORE[setting]
+    assert game_digest(GAME, 4, {**options, "deck": "full", "deals": None}) == BEFORE[setting]
 
 
 def test_the_full_deck_written_as_a_research_deck_is_the_same_game() -> None:

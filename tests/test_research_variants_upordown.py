@@ -6,45 +6,13 @@ show the game itself unchanged byte for byte (as ``tests/test_research_variants_
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
-from typing import Any
-
 import pytest
 
-from updown.bots.base import RandomBot
-from updown.core.driver import play_game
 from updown.core.registry import get_game
 
+from test_research_variants import game_digest  # noqa: I001  (tests/ is on sys.path)
+
 GAME = get_game("up-or-down")
-
-
-def _digest(players: int, options: dict[str, Any], games: int = 3) -> str:
-    """Random games (random bots, chance from Random(seed)): their records, every view and legal
-    actions at every fifth step, a world drawn there for the seat to act, the final views."""
-    h = hashlib.sha256()
-    for seed in range(games):
-        steps = [0]
-
-        def visit(state: Any, *_: Any) -> None:
-            steps[0] += 1
-            if steps[0] % 5:
-                return
-            for s in [None, *range(players)]:
-                h.update(json.dumps(state.view(s), sort_keys=True).encode())
-            h.update(repr([state.legal_actions(s) for s in range(players)]).encode())
-            if state.actors():
-                world = state.resample(state.actors()[0], random.Random(steps[0]))
-                h.update(json.dumps([world.view(s) for s in range(players)], sort_keys=True).encode())
-
-        agents = [RandomBot(GAME, s, random.Random(100 * seed + s)) for s in range(players)]
-        state, record = play_game(GAME, players, agents, random.Random(seed), options=GAME.options(options),
-                                  seed=seed, observer=visit)
-        h.update(record.to_json().encode())
-        for s in [None, *range(players)]:
-            h.update(json.dumps(state.view(s), sort_keys=True).encode())
-    return h.hexdigest()[:16]
 
 
 SETTINGS = {
@@ -60,4 +28,4 @@ BEFORE = {
 
 @pytest.mark.parametrize(("players", "length"), sorted(SETTINGS))
 def test_the_rulebook_game_plays_exactly_as_before(players: int, length: str) -> None:
-    assert _digest(players, SETTINGS[(players, length)]) == BEFORE[(players, length)]
+    assert game_digest(GAME, players, SETTINGS[(players, length)]) == BEFORE[(players, length)]
