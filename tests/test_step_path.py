@@ -142,6 +142,26 @@ def _wait_legal(*clients: Client) -> None:
     raise TimeoutError("not everyone had to act")
 
 
+def test_one_heartbeat_stores_every_connected_seat_of_every_table_and_no_other(db: str,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heartbeat's one transaction (``seen_many``), in chunks smaller than the pairs given."""
+    engine = make_engine(db)
+    upgrade(engine)
+    store = Store(engine)
+    ann = store.create_account("ann", "person", None)
+    tables = [f"t{i}" for i in range(7)]
+    for t in tables:
+        _table(store, t, ann)
+    monkeypatch.setattr(Store, "SEEN_CHUNK", 3)
+    here = [(t, 0) for t in tables[:5]] + [("t6", 1)]
+    store.seen_many(here, 1234.5)
+    store.seen_many([], 99.0)
+    with DbSession(engine) as s:
+        seen = {(r.table_id, r.seat): r.seen_at for r in s.execute(select(Seat)).scalars()}
+    engine.dispose()
+    assert seen == {(t, k): (1234.5 if (t, k) in here else None) for t in tables for k in (0, 1)}
+
+
 def test_an_action_after_the_session_or_seat_went_elsewhere_is_never_stored(db: str, tmp_path: Path) -> None:
     """Changes made in the database by someone else (another process, ``updown admin``), before this
     process has read them: the action that follows is refused by the transaction that would store it."""

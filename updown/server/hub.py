@@ -523,15 +523,15 @@ class Hub:
         return None
 
     async def _heartbeat(self) -> None:
-        for live in list(self.lives.values()):
-            if live.status not in ("open", "running"):
-                continue
-            here = [i for i, info in enumerate(live.seats) if info.kind == "person" and info.connections > 0]
-            if here:
-                now = time.time()
-                await asyncio.to_thread(self.store.seen, live.id, here, now)
-                for i in here:
-                    live.seats[i].seen_at = now
+        """Store that every connected person is still here: one transaction for all tables."""
+        here = [(live, i) for live in list(self.lives.values()) if live.status in ("open", "running")
+                for i, info in enumerate(live.seats) if info.kind == "person" and info.connections > 0]
+        if not here:
+            return
+        now = time.time()
+        await asyncio.to_thread(self.store.seen_many, [(live.id, i) for live, i in here], now)
+        for live, i in here:
+            live.seats[i].seen_at = now
 
     async def _abort_if_deserted(self, live: Live) -> None:
         """A table whose people all left before any of them made a move ends without a result."""

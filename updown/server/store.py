@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, false, func, insert, select, text, update
+from sqlalchemy import Engine, false, func, insert, select, text, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
@@ -299,6 +299,21 @@ class Store:
         with DbSession(self.engine) as s, s.begin():
             s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat.in_(list(seats)))
                       .values(seen_at=at if at is not None else time.time()))
+
+    SEEN_CHUNK = 400
+    """(table, seat) pairs per statement of :meth:`seen_many` (SQLite binds at most 32,766 values)."""
+
+    def seen_many(self, seats: Sequence[tuple[str, int]], at: float) -> None:
+        """Record that the holders of these (table, seat) pairs have a connection open at ``at``: the
+        heartbeat of every table a process drives, in one transaction (one per table cost an idle
+        site a commit per table every few seconds)."""
+        if not seats:
+            return
+        pairs = list(seats)
+        with DbSession(self.engine) as s, s.begin():
+            for i in range(0, len(pairs), self.SEEN_CHUNK):
+                s.execute(update(Seat).where(tuple_(Seat.table_id, Seat.seat).in_(pairs[i:i + self.SEEN_CHUNK]))
+                          .values(seen_at=at))
 
     def abort_table(self, table_id: str, reason: str) -> bool:
         """End a running table without a result (nobody played it); True if this call ended it."""
