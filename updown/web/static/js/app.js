@@ -8,12 +8,13 @@ import { replayPage } from './replay.js';
 import { showRules } from './rules.js';
 import { botLevel, displayName, optionName } from './names.js';
 
+/** @type {any} */ // the page's cleanup, with the table client (table) and relang for a live table
 let cleanup = null;
 
 export function go(path) { history.pushState({}, '', path); route(); }
 
 document.addEventListener('click', (e) => {
-  const a = e.target.closest && e.target.closest('a[data-link]');
+  const a = /** @type {any} */ (e.target).closest && /** @type {any} */ (e.target).closest('a[data-link]'); // a text node has no closest
   if (a && a.origin === location.origin && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) {
     e.preventDefault(); go(a.pathname + a.search + a.hash);
   }
@@ -77,7 +78,7 @@ async function signinPage(root) {
       await api('POST', path, data);
       forgetMe();
       go(safeNext);
-    } catch (err) { msg.textContent = err.message; }
+    } catch (/** @type {any} */ err) { msg.textContent = err.message; }
   };
   const signIn = h('form', {class: 'panel', id: 'signin-form'}, h('h2', {}, t('Sign in')),
     h('label', {}, t('Name'), h('input', {name: 'name', autocomplete: 'username', required: true})),
@@ -130,7 +131,7 @@ async function playNow(g, msg) {
     const seats = ['me', ...Array.from({length: g.default_players - 1}, () => `bot:${defaultBot(g)}`)];
     const tb = await api('POST', '/api/tables', {game: g.id, players: g.default_players, seats, options: {}});
     go(`/t/${tb.id}`);
-  } catch (err) { msg.textContent = err.message; }
+  } catch (/** @type {any} */ err) { msg.textContent = err.message; }
 }
 
 function playNowPanel(catalogue, acc) {
@@ -216,6 +217,7 @@ async function lobbyPage(root) {
   // rows keyed by table and buttons by kind, so the page does not jump and a focused Watch or Join
   // stays the same element, with the focus.
   // (Another element than the list's: the first patch replaces it, children and all.)
+  /** @type {Element | import('./vdom.js').VNode} */ // an element until the first list patches it
   let shown = h('p', {class: 'muted'}, t('Loading…'));
   const list = h('div', {class: 'panel lobby-tables', 'data-live': '0'}, h('h2', {}, t('Tables')), shown);
   const seatedAt = (tb) => acc && tb.seats.some((s) => s.kind === 'person' && s.name === acc.name && !s.left);
@@ -300,22 +302,23 @@ function createForm(catalogue, acc) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const g = catalogue.find((x) => x.id === gameSel.value);
-    const players = +form.querySelector('[name=players]').value;
-    const seats = [...form.querySelectorAll('[data-seat]')].map((s) => s.value);
+    const players = +/** @type {HTMLInputElement} */ (form.querySelector('[name=players]')).value;
+    const seats = [.../** @type {NodeListOf<HTMLSelectElement>} */ (form.querySelectorAll('[data-seat]'))].map((s) => s.value);
     if (seats[0] !== 'me' && !seats.includes('me')) seats[0] = 'me';
     const options = {};
     for (const o of g.options) {
-      const el = form.querySelector(`[name="${o.name}"]`);
+      const el = /** @type {HTMLInputElement} */ (form.querySelector(`[name="${o.name}"]`)); // drawn for every option
       if (o.type === 'bool') options[o.name] = el.checked;
       else if (el.value === '') { if (o.default === null) options[o.name] = null; }
       else options[o.name] = o.type.startsWith('int') ? parseInt(el.value, 10) : el.value;
     }
-    const timer = form.querySelector('[name=timer]').value;
+    const timer = /** @type {HTMLInputElement} */ (form.querySelector('[name=timer]')).value;
     try {
       const tb = await api('POST', '/api/tables', {game: g.id, players, seats, options, timer: timer ? +timer : null,
-        rated: form.querySelector('[name=rated]').checked, private: form.querySelector('[name=private]').checked});
+        rated: /** @type {HTMLInputElement} */ (form.querySelector('[name=rated]')).checked,
+        private: /** @type {HTMLInputElement} */ (form.querySelector('[name=private]')).checked});
       go(`/t/${tb.id}`);
-    } catch (err) { msg.textContent = err.message; }
+    } catch (/** @type {any} */ err) { msg.textContent = err.message; }
   });
   return form;
 }

@@ -23,6 +23,7 @@ const OUTER_END = new Set(['score', 'round']);
 export function buildMoves(d) {
   const game = screenFor(d.game);
   const steps = d.steps;
+  /** @type {any[]} */ // each item gains its deal (outer) and trick below
   const items = [];
   let i = 0;
   while (i < steps.length) {
@@ -76,6 +77,7 @@ export function buildMoves(d) {
 }
 
 export async function replayPage(root) {
+  /** @type {{data: any, moves: any, pos: number, all: boolean, error: string | null}} */ // data: the server's steps; moves: buildMoves's
   const state = {data: null, moves: null, pos: 0, all: false, error: null};
   const fileInput = h('input', {type: 'file', accept: '.json,application/json', id: 'replay-file'});
   const tableInput = h('input', {name: 'table', placeholder: t('table id'), id: 'replay-table'});
@@ -137,9 +139,9 @@ export async function replayPage(root) {
     jump(target === undefined ? (dir > 0 ? state.moves.items.length - 1 : 0) : target);
   };
   const onKey = (e) => {
-    const el = document.activeElement;
+    const el = /** @type {HTMLInputElement} */ (document.activeElement); // only its tag, and an input's type, are read
     if (!state.data || (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName) && el.type !== 'range') || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (document.getElementById('modal-root').firstChild) return;
+    if (/** @type {HTMLElement} */ (document.getElementById('modal-root')).firstChild) return; // index.html has it
     const keys = {ArrowRight: () => step(1), ArrowLeft: () => step(-1), ArrowDown: () => trickJump(1), ArrowUp: () => trickJump(-1),
       Home: () => jump(0), End: () => jump(state.moves.items.length - 1)};
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
@@ -240,7 +242,7 @@ export async function replayPage(root) {
     const ol = out.querySelector('.lines'); if (ol) ol.scrollTop = ol.scrollHeight;
     const chatList = out.querySelector('.replay-chat .chat-lines'); if (chatList) chatList.scrollTop = chatList.scrollHeight;
     // Keep the current move in view inside the list (not by scrolling the page).
-    const current = moves.querySelector('button.move.current');
+    const current = /** @type {HTMLElement | null} */ (moves.querySelector('button.move.current'));
     if (current) {
       const top = current.offsetTop - moves.offsetTop;
       if (top < moves.scrollTop || top > moves.scrollTop + moves.clientHeight - current.offsetHeight) {
