@@ -91,6 +91,7 @@ const MESSAGES = {
   malformed: () => t('The server could not read this message.'),
   // the lobby's socket: a message of a kind it does not take (the table's socket says malformed)
   'unknown-type': () => t('The server could not read this message.'),
+  'too-many-sockets': () => t('Too many connections from your address; try again later.'),
   notation: () => t('That is not a move of this game.'),
   illegal: () => t('That move is not allowed now.'),
   'not-your-seat': () => t('This seat is no longer yours.'),

@@ -178,8 +178,7 @@ export async function replayPage(root) {
       try { return new Date(at * 1000).toLocaleTimeString(lang, {hour: '2-digit', minute: '2-digit'}); } catch (e) { return null; }
     };
     const items = said.map((x, k) => h('li', {'data-seq': x.seq, 'data-chat-step': x.step, class: k === newest ? 'newest' : null,
-      'aria-current': k === newest ? 'true' : null,
-      style: k === newest ? {background: '#fff3c4', boxShadow: 'inset 3px 0 0 var(--gold)', paddingLeft: '.4rem'} : null},
+      'aria-current': k === newest ? 'true' : null},
     when(x.at) ? h('span', {class: 'muted chat-time'}, when(x.at), ' ') : null,
     h('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? h('span', {class: 'tag'}, t('spectator')) : null, ': ',
     h('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
