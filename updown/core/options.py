@@ -146,3 +146,28 @@ def _coerce(name: str, value: Any, hint: Any) -> Any:
     words = {bool: "true or false", int: "a whole number", str: "a word", type(None): "none"}
     names = " or ".join(words.get(k, getattr(k, "__name__", str(k))) for k in allowed)
     raise OptionsError(f"option {name}={value!r} must be {names}")
+
+
+def research_deck_spec(spec: str, ranks: str, ranks_said: str, max_hand: int, example: str) -> tuple[str, str, int]:
+    """A research deck's ``RANKS:SUITS:HAND`` (Euchre's and the Sueca game's option ``deck``), checked:
+    the ranks distinct letters of ``ranks`` in its order (``ranks_said`` names them in errors), the
+    suits distinct letters of CDHS in that order, 1 to ``max_hand`` cards a seat. Returns the ranks
+    and suits upper-cased and the hand; raises OptionsError naming what is wrong (``example`` is a
+    deck that would do)."""
+    parts = spec.split(":")
+    if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
+        raise OptionsError(f"deck must be full or RANKS:SUITS:HAND (a research deck, like {example}), not {spec!r}")
+    chosen, suits, hand = parts[0].upper(), parts[1].upper(), int(parts[2])
+    if not _ordered_letters(chosen, ranks):
+        raise OptionsError(f"a research deck's ranks are distinct letters of {ranks_said} in that order, "
+                           f"not {parts[0]!r}")
+    if not _ordered_letters(suits, "CDHS"):
+        raise OptionsError(f"a research deck's suits are distinct letters of CDHS in that order, not {parts[1]!r}")
+    if not 1 <= hand <= max_hand:
+        raise OptionsError(f"a research deck deals 1 to {max_hand} cards to each seat, not {hand}")
+    return chosen, suits, hand
+
+
+def _ordered_letters(text: str, alphabet: str) -> bool:
+    """``text`` is distinct letters of ``alphabet`` in its order (and not empty)."""
+    return bool(text) and set(text) <= set(alphabet) and text == "".join(sorted(set(text), key=alphabet.index))

@@ -63,7 +63,7 @@ from typing import Any, Optional
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
-from updown.core.options import GameOptions
+from updown.core.options import GameOptions, research_deck_spec
 from updown.core.frozen import FrozenDict, FrozenList, freeze
 from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal
@@ -176,28 +176,13 @@ RANK_LETTERS = "9TJQKA"
 _DECKS: dict[str, tuple[tuple[int, ...], int]] = {FULL_DECK: (tuple(range(NUM_CARDS)), HAND)}
 
 
-def _ordered_letters(text: str, alphabet: str) -> bool:
-    """``text`` is distinct letters of ``alphabet`` in its order (and not empty)."""
-    return bool(text) and set(text) <= set(alphabet) and text == "".join(sorted(set(text), key=alphabet.index))
-
-
 def deck_of(spec: str) -> tuple[tuple[int, ...], int]:
     """The deck that the option ``deck`` names: its card ids (ascending) and the hand size.
     Raises OptionsError for a spec that names no deck, or one too small to deal."""
     known = _DECKS.get(spec)
     if known is not None:
         return known
-    parts = spec.split(":")
-    if len(parts) != 3 or not (parts[2].isascii() and parts[2].isdigit()):
-        raise OptionsError(f"deck must be full or RANKS:SUITS:HAND (a research deck, like 9JA:DH:1), not {spec!r}")
-    ranks, suits, hand = parts[0].upper(), parts[1].upper(), int(parts[2])
-    if not _ordered_letters(ranks, RANK_LETTERS):
-        raise OptionsError(f"a research deck's ranks are distinct letters of 9TJQKA (T=10) in that order, "
-                           f"not {parts[0]!r}")
-    if not _ordered_letters(suits, SUIT_LETTERS):
-        raise OptionsError(f"a research deck's suits are distinct letters of CDHS in that order, not {parts[1]!r}")
-    if not 1 <= hand <= HAND:
-        raise OptionsError(f"a research deck deals 1 to {HAND} cards to each seat, not {hand}")
+    ranks, suits, hand = research_deck_spec(spec, RANK_LETTERS, "9TJQKA (T=10)", HAND, "9JA:DH:1")
     cards = tuple(s * 6 + r for s in range(4) if SUIT_LETTERS[s] in suits
                   for r in range(6) if RANK_LETTERS[r] in ranks)
     if len(cards) < 4 * hand + 1:
