@@ -76,9 +76,9 @@ MUTANTS = [
     Mutant("record-from-seat-0", "the record of a running table is built from seat 0's view, not the spectator's",
            "updown/server/live.py",
            '''        view = self.state.view(None)
-        return {"format": "updown-spectator-view",''',
+        lines = []''',
            '''        view = self.state.view(0)
-        return {"format": "updown-spectator-view",''',
+        lines = []''',
            (G + "test_http_answers_about_a_running_table_are_the_spectators",)),
     Mutant("reconnect-still-absent", "a reconnect within the grace does not count: the seat is still absent",
            "updown/server/hub.py",
