@@ -27,7 +27,6 @@ import pytest
 from updown.bots.base import RandomBot
 from updown.core.driver import play_game
 from updown.core.errors import IllegalAction, OptionsError
-from updown.core.records import Record, replay
 from updown.core.registry import get_game
 from updown.games.updown_sueca import (
     CARD_STR, DISCARD, DONE, FULL_DECK, PLAY, SIT_OUT, TRUMP, TURN, Phase, UpDownSuecaState, card_id, deck_of,
@@ -35,8 +34,7 @@ from updown.games.updown_sueca import (
 )
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
-from test_conformance import check_clone, check_node, check_rejections, check_views
-from test_research_variants import assert_same_games, game_digest
+from test_research_variants import assert_same_games, game_digest, play_checked
 
 GAME = get_game("updown-sueca")
 
@@ -165,36 +163,6 @@ def _check_cards(state: UpDownSuecaState, cards: tuple[int, ...], hand: int) -> 
         assert state.trick_no <= hand
 
 
-def _play_checked(options: dict[str, Any], seed: int, cards: tuple[int, ...], hand: int) -> tuple[Any, Record]:
-    """One game of random players on a research deck, its nodes checked as the conformance suite
-    checks them, the deck's cards at every node and in drawn worlds; the record replays it."""
-    rng = random.Random(seed)
-
-    def visit(s: Any, *_: Any) -> None:
-        check_node(s)
-        _check_cards(s, cards, hand)
-        if rng.random() < 0.2:
-            check_views(s)
-            if not s.is_terminal():
-                check_rejections(s, rng)
-        if rng.random() < 0.03:
-            check_clone(s, rng)
-        if s.actors() and rng.random() < 0.3:
-            for seat in range(4):
-                world = s.resample(seat, rng)
-                assert world.view(seat) == s.view(seat)
-                assert world.legal_actions(seat) == s.legal_actions(seat)
-                _check_cards(world, cards, hand)
-
-    agents = [RandomBot(GAME, s, random.Random(seed * 10 + s)) for s in range(4)]
-    state, record = play_game(GAME, 4, agents, random.Random(seed), options=GAME.options(options),
-                              seed=seed, observer=visit)
-    assert record.options["deck"] == options["deck"]
-    again = replay(Record.from_json(record.to_json()))
-    assert again.log == state.log and again.result() == state.result()
-    return state, record
-
-
 RESEARCH = [
     pytest.param("7A:DH:1", {"deals": 3}, id="7A:DH:1"),
     pytest.param("K7A:DH:1", {"deals": 4, "regional": True}, id="K7A:DH:1-regional"),
@@ -208,7 +176,8 @@ RESEARCH = [
 def test_a_research_deck_keeps_the_protocol_and_its_cards(spec: str, extra: dict[str, Any]) -> None:
     cards, hand = deck_of(spec)
     for seed in range(3):
-        state, _record = _play_checked({**extra, "deck": spec}, seed, cards, hand)
+        state, _record = play_checked(GAME, 4, {**extra, "deck": spec}, seed, cards, hand, _check_cards,
+                                     hands_logged=False)  # its hands are in the views, not the log
         assert len(state.history) == extra["deals"] or min(state.scores) <= 0
         names = {CARD_STR[c] for c in cards}
         packets = {1: first_packet(hand), 2: hand - first_packet(hand)}
