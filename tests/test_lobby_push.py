@@ -400,14 +400,22 @@ def test_the_lobby_page_falls_back_to_a_slow_poll_and_reconnects(server: Server,
     page.route_web_socket("**/ws/lobby", lobby_socket)
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "/api/tables?" in r.url else None)
+    # The page's timers run on Playwright's clock, moved on by the test: the slow poll (20 s) and the
+    # reconnect's backoff are waited for without waiting them out.
+    page.clock.install()
     page.goto("/")
     page.wait_for_selector(".lobby-tables")
+    page.wait_for_function("() => document.querySelector('.lobby-tables').dataset.live === '0'", timeout=30_000)
+    polls = len(asked)  # the one read when the socket was lost
     jo = User(server, "jo")
     table = make_table(jo, "euchre", ["me", "open", "bot:greedy", "bot:greedy"])
-    page.wait_for_selector(f"table.tables tr[data-table='{table['id']}']", timeout=60_000)  # the slow poll
-    assert asked, "the page did not fall back to reading the list"
+    row = f"table.tables tr[data-table='{table['id']}']"
+    page.clock.run_for(21_000)  # the slow poll's interval
+    page.wait_for_selector(row, timeout=30_000)
+    assert len(asked) > polls, "the page did not fall back to reading the list"
     assert page.evaluate("() => document.querySelector('.lobby-tables').dataset.live") != "1"
     blocked["on"] = False
-    page.wait_for_function("() => document.querySelector('.lobby-tables').dataset.live === '1'", timeout=60_000)
+    page.clock.run_for(40_000)  # past the longest backoff (30 s, at most 1.25 times)
+    page.wait_for_function("() => document.querySelector('.lobby-tables').dataset.live === '1'", timeout=30_000)
     no_errors(page)
     page.context.close()
