@@ -128,8 +128,9 @@ class User:
     def post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
         return self.http.post(path, json=body or {})
 
-    def get(self, path: str) -> httpx.Response:
-        return self.http.get(path)
+    def get(self, path: str, timeout: float | None = None) -> httpx.Response:
+        """``timeout``: seconds, for answers that are work (the coach's review), else the client's 20."""
+        return self.http.get(path) if timeout is None else self.http.get(path, timeout=timeout)
 
     def socket(self, table: str, **kw: Any) -> Client:
         return Client(self.server, table, cookie=self.cookie(), **kw)
