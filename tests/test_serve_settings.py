@@ -64,28 +64,31 @@ def test_bad_settings_are_named(flags: dict[str, object], env: dict[str, str], w
 
 
 # -- start-up failures ---------------------------------------------------------------------------
-def test_every_start_up_failure_is_one_line_with_its_own_exit_code(tmp_path: Path) -> None:
+# Each a fresh `updown serve` (about 2 s of CPU to import): one test each, so workers share them.
+@pytest.mark.parametrize("case", ["bad port", "missing config", "bad limit", "missing folder", "mysql",
+                                  "port taken", "no redis"])
+def test_every_start_up_failure_is_one_line_with_its_own_exit_code(case: str, tmp_path: Path) -> None:
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     port = str(taken.getsockname()[1])
     db = f"sqlite:///{tmp_path / 'ok.db'}"
-    cases = [
-        (["--port", "70000", "--db", db], 2, "port"),
-        (["--config", str(tmp_path / "missing.toml"), "--db", db], 2, "configuration file"),
-        (["--limit", "hash_slots=none", "--db", db], 2, "hash_slots"),
-        (["--db", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder.db'}"], 4, "folder exists"),
-        (["--db", "mysql://root@127.0.0.1/x"], 4, "sqlite:///FILE"),
-        (["--db", db, "--port", port], 5, f"port {port}"),
-        (["--db", db, "--port", str(free_port()), "--redis", f"redis://127.0.0.1:{free_port()}/0"], 6, "Redis"),
-    ]
+    args, code, words = {
+        "bad port": (["--port", "70000", "--db", db], 2, "port"),
+        "missing config": (["--config", str(tmp_path / "missing.toml"), "--db", db], 2, "configuration file"),
+        "bad limit": (["--limit", "hash_slots=none", "--db", db], 2, "hash_slots"),
+        "missing folder": (["--db", f"sqlite:///{tmp_path / 'no' / 'such' / 'folder.db'}"], 4, "folder exists"),
+        "mysql": (["--db", "mysql://root@127.0.0.1/x"], 4, "sqlite:///FILE"),
+        "port taken": (["--db", db, "--port", port], 5, f"port {port}"),
+        "no redis": (["--db", db, "--port", str(free_port()), "--redis", f"redis://127.0.0.1:{free_port()}/0"],
+                     6, "Redis"),
+    }[case]
     try:
-        for args, code, words in cases:
-            done = serve(*args)
-            lines = done.stderr.strip().splitlines()
-            assert done.returncode == code, (args, done.returncode, done.stderr[-500:])
-            assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], (args, done.stderr)
-            assert "server on" not in done.stdout  # nothing was said to be served
+        done = serve(*args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == code, (args, done.returncode, done.stderr[-500:])
+        assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], (args, done.stderr)
+        assert "server on" not in done.stdout  # nothing was said to be served
     finally:
         taken.close()
 
