@@ -16,13 +16,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from updown.bots.base import Bot
 from updown.bots.pimc import PimcBot
-from updown.core.protocol import View
+from updown.core.protocol import State, View, WorldSampler
 from updown.games.euchre import (
-    DISCARD, EFF, JACK, NAME, NAME_ALONE, NUM_CARDS, ORDER_UP, ORDER_UP_ALONE, PASS,
+    DISCARD, EFF, GAME, JACK, NAME, NAME_ALONE, NUM_CARDS, ORDER_UP, ORDER_UP_ALONE, PASS,
     PICK_UP, PICK_UP_ALONE, POWER, SUIT, card_id,
 )
 
@@ -192,6 +193,89 @@ class EuchreGreedy(Bot):
         return max(trumps, key=lambda c: tpower[c]) if makers else min(trumps, key=lambda c: tpower[c])
 
 
+_BID_OF_STR = {GAME.action_to_str(a): a for a in range(PASS, NAME_ALONE + 4)}
+"""A bid event's ``bid`` text back to its action."""
+
+
+def _bid_kind(action: int, turned: int) -> int:
+    """What a bid says about the hand: -1 a pass, else the suit it makes trump (alone or not)."""
+    if action == PASS:
+        return -1
+    if action < NAME:
+        return turned  # order up or pick up (alone or not): the up-card's suit
+    return (action - NAME) % 4
+
+
+class BidReadWorlds(WorldSampler):
+    """The game's worlds, each kept by how well the rule's bidding explains the others' bids.
+
+    In a drawn world every other seat's dealt hand is known (the world's hand events), so what
+    ``greedy`` would have bid with it at each of that seat's bids in this deal is exact. A bid the
+    rule would have made alike (a pass, or trump made in the same suit) weighs 1, any other
+    ``miss``; a world is kept with the product of its bids' weights (rejection), and after ``tries``
+    draws the heaviest of them is taken. A seat that passed with a hand the rule would have made
+    trump with is then rare, and one that ordered up rarely holds a hand the rule would pass with;
+    ``miss`` above 0 keeps every world possible, so bidders that do not bid as the rule (a searching
+    level, a person) cost only sharper worlds, not wrong ones."""
+
+    def __init__(self, view: View, base: WorldSampler, miss: float, tries: int):
+        self.base = base
+        self.miss = miss
+        self.tries = tries
+        seat = view["seat"]
+        log = view["log"]
+        start = len(log)
+        while start > 0 and log[start - 1]["type"] != "score":
+            start -= 1
+        self.start = start
+        up = card_id(view["upcard"])
+        turned = SUIT[up]
+        dealer = view["dealer"]
+        stuck = bool(view["options"].get("stick_the_dealer"))
+        stub = {"upcard": view["upcard"]}
+        self.bids: list[tuple[int, int, int]] = []
+        """(seat, round, what its bid said: :func:`_bid_kind`) of the other seats' bids this deal."""
+        for e in log[start:]:
+            if e["type"] == "bid" and e["seat"] != seat and e["round"] in (1, 2):
+                self.bids.append((e["seat"], e["round"], _bid_kind(_BID_OF_STR[e["bid"]], turned)))
+        self.turned = turned
+        rules = {s: EuchreGreedy(GAME, s, random.Random(0)) for s, _, _ in self.bids}
+        view1 = {"upcard": stub["upcard"], "dealer": dealer}
+        second = [PASS, *range(NAME, NAME + 4), *range(NAME_ALONE, NAME_ALONE + 4)]
+
+        def rule(s: int, rnd: int, hand: list[int]) -> int:
+            bot = rules[s]
+            if rnd == 1:
+                return _bid_kind(bot._bid1(view1, hand, ()), turned)
+            legal = second[1:] if stuck and s == dealer else second
+            return _bid_kind(bot._bid2(view1, hand, legal), turned)
+
+        self.rule = rule
+
+    def weight(self, world: State) -> float:
+        hands: dict[int, list[int]] = {}
+        for e in world.log[self.start:]:
+            if e["type"] == "hand":
+                hands[e["seat"]] = [card_id(c) for c in e["cards"]]
+        w = 1.0
+        for s, rnd, said in self.bids:
+            if self.rule(s, rnd, hands[s]) != said:
+                w *= self.miss
+        return w
+
+    def draw(self, rng: random.Random) -> State:
+        best, best_weight = None, -1.0
+        for _ in range(self.tries):
+            world = self.base.draw(rng)
+            w = self.weight(world)
+            if w >= 1.0 or rng.random() < w:
+                return world
+            if w > best_weight:
+                best, best_weight = world, w
+        assert best is not None
+        return best
+
+
 class EuchreNormal(PimcBot):
     """In Euchre ``pimc`` won 0.745 of matches against greedy (the tree search: 0.60) and, with 80
     worlds at OpenSpiel ISMCTS's pace, beat ISMCTS by 0.2 points a deal (docs/bots.md)."""
@@ -200,6 +284,17 @@ class EuchreNormal(PimcBot):
     description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
                    "legal action played on to the end of the deal by a greedy rule")
     milliseconds = 90.0
+    read_bids: bool = False
+    """Worlds read from the others' bids as the rule bids (:class:`BidReadWorlds`)."""
+    miss: float = 0.2
+    """With ``read_bids``: the weight of a bid the rule would not have made with a world's hand."""
+
+    def sampler(self, view: View) -> WorldSampler:
+        base = super().sampler(view)
+        if not self.read_bids or view.get("upcard") is None or view.get("dealer") is None:
+            return base
+        read = BidReadWorlds(view, base, self.miss, self.tries)
+        return read if read.bids else base
 
 
 class EuchreHard(EuchreNormal):
