@@ -58,7 +58,7 @@ import random
 from bisect import insort
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, Optional
+from typing import Any, Final, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.compiled import mypyc_attr
@@ -68,40 +68,44 @@ from updown.core.frozen import FrozenDict, FrozenList, freeze
 from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal
 
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether mypyc compiled this module (an extension module's file is not a ``.py``): a few hot
+loops are written one way for each (``_find``)."""
+
 # -- the deck -----------------------------------------------------------------------------------
 
-RANKS = (9, 10, 11, 12, 13, 14)
-DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
+RANKS: Final = (9, 10, 11, 12, 13, 14)
+DECK: Final[tuple[Card, ...]] = tuple(Card(r, s) for s in Suit for r in RANKS)
 """Card id ``i`` is ``DECK[i]``: suit-major (C, D, H, S), rank 9 10 J Q K A."""
-NUM_CARDS = len(DECK)  # 24
-HAND = 5
-SUIT: tuple[int, ...] = tuple(int(c.suit) for c in DECK)
-RANK: tuple[int, ...] = tuple(c.rank for c in DECK)
-CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
-_CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
-_ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+NUM_CARDS: Final = len(DECK)  # 24
+HAND: Final = 5
+SUIT: Final[tuple[int, ...]] = tuple(int(c.suit) for c in DECK)
+RANK: Final[tuple[int, ...]] = tuple(c.rank for c in DECK)
+CARD_STR: Final[tuple[str, ...]] = tuple(str(c) for c in DECK)
+_CARD_ID: Final[dict[Card, int]] = {c: i for i, c in enumerate(DECK)}
+_ID_BY_STR: Final[dict[str, int]] = {text: i for i, text in enumerate(CARD_STR)}
 """Ids by canonical text: bots read the cards of a view many times a decision."""
-JACK = 2  # index of the jack within a suit
-SAME_COLOUR = (3, 2, 1, 0)  # C<->S, D<->H
-SUIT_LETTERS = "CDHS"
+JACK: Final = 2  # index of the jack within a suit
+SAME_COLOUR: Final = (3, 2, 1, 0)  # C<->S, D<->H
+SUIT_LETTERS: Final = "CDHS"
 
 # -- action ids: one space for decisions and chance outcomes --------------------------------------
 
-DISCARD = NUM_CARDS  # 24..47: the dealer discards card (a - DISCARD)
-PASS = DISCARD + NUM_CARDS  # 48
-ORDER_UP = PASS + 1  # 49: a non-dealer orders the up-card up (first round)
-ORDER_UP_ALONE = ORDER_UP + 1  # 50
-PICK_UP = ORDER_UP_ALONE + 1  # 51: the dealer accepts the up-card (first round)
-PICK_UP_ALONE = PICK_UP + 1  # 52
-NAME = PICK_UP_ALONE + 1  # 53..56: name suit (a - NAME) in the second round
-NAME_ALONE = NAME + 4  # 57..60
-DEFEND_ALONE = NAME_ALONE + 4  # 61 (lone defender option)
-DEALER = DEFEND_ALONE + 1  # 62..65: chance, the first dealer is seat (a - DEALER), written 0..3
-NUM_ACTIONS = DEALER + 4  # 66
+DISCARD: Final = NUM_CARDS  # 24..47: the dealer discards card (a - DISCARD)
+PASS: Final = DISCARD + NUM_CARDS  # 48
+ORDER_UP: Final = PASS + 1  # 49: a non-dealer orders the up-card up (first round)
+ORDER_UP_ALONE: Final = ORDER_UP + 1  # 50
+PICK_UP: Final = ORDER_UP_ALONE + 1  # 51: the dealer accepts the up-card (first round)
+PICK_UP_ALONE: Final = PICK_UP + 1  # 52
+NAME: Final = PICK_UP_ALONE + 1  # 53..56: name suit (a - NAME) in the second round
+NAME_ALONE: Final = NAME + 4  # 57..60
+DEFEND_ALONE: Final = NAME_ALONE + 4  # 61 (lone defender option)
+DEALER: Final = DEFEND_ALONE + 1  # 62..65: chance, the first dealer is seat (a - DEALER), written 0..3
+NUM_ACTIONS: Final = DEALER + 4  # 66
 
-_BID_NAMES = {PASS: "pass", ORDER_UP: "order up", ORDER_UP_ALONE: "order up alone",
+_BID_NAMES: Final = {PASS: "pass", ORDER_UP: "order up", ORDER_UP_ALONE: "order up alone",
               PICK_UP: "pick up", PICK_UP_ALONE: "pick up alone", DEFEND_ALONE: "defend alone"}
-_BID_ALIASES = {**{v: k for k, v in _BID_NAMES.items()}, "accept": PICK_UP, "accept alone": PICK_UP_ALONE,
+_BID_ALIASES: Final = {**{v: k for k, v in _BID_NAMES.items()}, "accept": PICK_UP, "accept alone": PICK_UP_ALONE,
                 "order it up": ORDER_UP, "order it up alone": ORDER_UP_ALONE, "i accept": PICK_UP}
 
 # -- precomputed tables, so that play needs no arithmetic on cards --------------------------------
@@ -127,14 +131,14 @@ def _power(card: int, trump: int, led: int) -> int:
     return 0
 
 
-EFF: tuple[tuple[int, ...], ...] = tuple(tuple(_effective_suit(c, t) for c in range(NUM_CARDS)) for t in range(4))
+EFF: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(_effective_suit(c, t) for c in range(NUM_CARDS)) for t in range(4))
 """``EFF[trump][card]``: the suit the card belongs to for following and winning."""
-POWER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(_power(c, t, led) for c in range(NUM_CARDS)) for led in range(4)) for t in range(4)
 )
 """``POWER[trump][led][card]``: the highest power in a trick wins it."""
-RIGHT_BOWER = tuple(s * 6 + JACK for s in range(4))
-_ONLY: tuple[tuple[int], ...] = tuple((s,) for s in range(4))
+RIGHT_BOWER: Final = tuple(s * 6 + JACK for s in range(4))
+_ONLY: Final[tuple[tuple[int], ...]] = tuple((s,) for s in range(4))
 """``_ONLY[seat]``: the actors when ``seat`` alone must act."""
 
 
@@ -147,9 +151,25 @@ def _seat_plan(out: int, defender: int) -> tuple[int, tuple[int, ...]]:
     return len(playing), after
 
 
-SEAT_PLANS = {(out, d): _seat_plan(out, d) for out in range(-1, 4) for d in range(-1, 4)}
+SEAT_PLANS: Final = {(out, d): _seat_plan(out, d) for out in range(-1, 4) for d in range(-1, 4)}
 """``SEAT_PLANS[out, defender]``: (seats that play, the next seat in play after each seat)."""
-LEFT_BOWER = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
+LEFT_BOWER: Final = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
+
+
+def _find(cards: list[int], card: int) -> int:
+    """Where ``card`` is in ``cards``, or -1. Compiled, a loop on ints: cheaper than ``list.index``
+    or ``in``, which compare Python objects one by one; in pure Python, ``list.index``'s C loop."""
+    if not _COMPILED:
+        try:
+            return cards.index(card)
+        except ValueError:
+            return -1
+    i = 0
+    for c in cards:
+        if c == card:
+            return i
+        i += 1
+    return -1
 
 
 def card_id(card: Card | str) -> int:
@@ -169,11 +189,11 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
-FULL_DECK = "full"
+FULL_DECK: Final = "full"
 """The ``deck`` option's default: the rulebook's 24 cards, five to each seat."""
-RANK_LETTERS = "9TJQKA"
+RANK_LETTERS: Final = "9TJQKA"
 """The ranks of a research deck, in order (T for 10): a card's rank is ``id % 6``."""
-_DECKS: dict[str, tuple[tuple[int, ...], int]] = {FULL_DECK: (tuple(range(NUM_CARDS)), HAND)}
+_DECKS: Final[dict[str, tuple[tuple[int, ...], int]]] = {FULL_DECK: (tuple(range(NUM_CARDS)), HAND)}
 
 
 def deck_of(spec: str) -> tuple[tuple[int, ...], int]:
@@ -232,7 +252,17 @@ class Phase(IntEnum):
     OVER = 8
 
 
-_DEALER, _DEAL, _UPCARD, _BID1, _DISCARD, _BID2, _DEFEND, _PLAY, _OVER = (int(p) for p in Phase)
+# Final ints: mypyc compiles them into the code (a plain module global is a dict lookup per use).
+_DEALER: Final = 0
+_DEAL: Final = 1
+_UPCARD: Final = 2
+_BID1: Final = 3
+_DISCARD: Final = 4
+_BID2: Final = 5
+_DEFEND: Final = 6
+_PLAY: Final = 7
+_OVER: Final = 8
+assert [_DEALER, _DEAL, _UPCARD, _BID1, _DISCARD, _BID2, _DEFEND, _PLAY, _OVER] == [int(p) for p in Phase]
 
 
 class EuchreGame(Game[EuchreOptions]):
@@ -300,24 +330,24 @@ class EuchreGame(Game[EuchreOptions]):
         return EuchreWorlds(view)
 
 
-GAME = EuchreGame()
+GAME: Final = EuchreGame()
 
 # -- events built once ----------------------------------------------------------------------------
 # Events that differ only by seat, card or bid are built once at import, read-only and shared by
 # every game: views freeze logged events anyway and a logged event is never changed, so a step
 # logs a table entry instead of building a dict (a measurable part of a random game's cost).
 
-_DEALER_EVENT = tuple(FrozenDict({"type": "dealer", "seat": s}) for s in range(4))
-_BID_EVENT = tuple(tuple(tuple(FrozenDict({"type": "bid", "seat": s, "bid": GAME.action_to_str(a), "round": r})
+_DEALER_EVENT: Final = tuple(FrozenDict({"type": "dealer", "seat": s}) for s in range(4))
+_BID_EVENT: Final = tuple(tuple(tuple(FrozenDict({"type": "bid", "seat": s, "bid": GAME.action_to_str(a), "round": r})
                                for a in range(PASS, DEFEND_ALONE + 1)) for s in range(4)) for r in range(3))
 """``_BID_EVENT[round][seat][action - PASS]``: a bid (round 0: the lone defender's question)."""
-_PICKUP_EVENT = tuple(tuple(FrozenDict({"type": "pickup", "seat": s, "card": CARD_STR[c]}) for c in range(NUM_CARDS))
+_PICKUP_EVENT: Final = tuple(tuple(FrozenDict({"type": "pickup", "seat": s, "card": CARD_STR[c]}) for c in range(NUM_CARDS))
                       for s in range(4))
-_DISCARD_EVENT = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+_DISCARD_EVENT: Final = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
                              for c in range(NUM_CARDS)) for s in range(4))
-_TO = tuple(FrozenList([s]) for s in range(4))
+_TO: Final = tuple(FrozenList([s]) for s in range(4))
 """``_TO[seat]``: the audience of an event only ``seat`` sees (shared, read-only)."""
-_TURN_DOWN_EVENT = tuple(FrozenDict({"type": "turn-down", "card": CARD_STR[c]}) for c in range(NUM_CARDS))
+_TURN_DOWN_EVENT: Final = tuple(FrozenDict({"type": "turn-down", "card": CARD_STR[c]}) for c in range(NUM_CARDS))
 
 
 class EuchreState(State):
@@ -423,7 +453,10 @@ class EuchreState(State):
     def apply(self, action: object, seat: object = None) -> None:
         if type(action) is not int:
             raise not_an_action(action)
-        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+        if seat is None:
+            self._chance_step(action)
+        else:
+            self._act(action, seat if type(seat) is int else self.check_seat(seat))
 
     def view(self, seat: object) -> View:
         return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
@@ -463,42 +496,55 @@ class EuchreState(State):
         return []
 
     def _apply(self, action: int, seat: int | None = None) -> None:
-        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
-            raise not_an_action(action)
-        phase = self.phase
         if seat is None:
-            if phase == _DEAL:  # the next card of the deal, to deal_seat
-                try:
-                    self.deck.remove(action)
-                except ValueError:
-                    raise self._not_in_deck(action) from None
-                hand = self.hands[self.deal_seat]
-                hand.append(action)
-                if len(hand) == self.hand_size:
-                    self._dealt(hand)
-                return
-            if phase <= _UPCARD:
-                self._chance(action)
-                return
-            seat = self._seat_for(None)  # the game is over, or the one seat to act
-        elif seat != self.turn or seat < 0:
+            self._chance_step(action)
+        else:
+            self._act(action, seat)
+
+    # mypyc: ``apply`` calls these two rather than ``_apply``, so that the seat is a plain int
+    # (an ``int | None`` is a boxed object, and every comparison with it a generic one).
+    def _chance_step(self, action: int) -> None:
+        """``apply`` without a seat: a chance outcome, or the one seat to act's action."""
+        phase = self.phase
+        if phase == _DEAL:  # the next card of the deal, to deal_seat
+            deck = self.deck
+            at = _find(deck, action)
+            if at < 0:
+                raise self._not_in_deck(action)
+            deck.pop(at)
+            hand = self.hands[self.deal_seat]
+            hand.append(action)
+            if len(hand) == self.hand_size:
+                self._dealt(hand)
+            return
+        if phase <= _UPCARD:
+            self._chance(action)
+            return
+        self._act(action, self._seat_for(None))  # the game is over, or the one seat to act
+
+    def _act(self, action: int, seat: int) -> None:
+        """``seat``'s action (``apply`` has checked that both are ints)."""
+        if seat != self.turn or seat < 0:
             seat = self._seat_for(seat)  # raises, naming why this seat cannot act now
+        phase = self.phase
         if phase == _PLAY:
             # A card to the trick, written out here rather than in a helper: it is most of the
             # steps of a game, and a call per step is a measurable part of its cost.
             hand = self.hands[seat]
-            if action not in hand:
+            at = _find(hand, action)
+            if at < 0:
                 raise IllegalAction(f"{GAME.action_name(action)} is not legal for seat {seat} now")
             cards = self.trick_cards
+            eff = self.eff
             if cards:
                 led = self.led
-                if self.eff[action] != led:
+                if eff[action] != led:
                     for c in hand:
-                        if self.eff[c] == led:
+                        if eff[c] == led:
                             raise IllegalAction(f"{CARD_STR[action]}: follow suit ({CARD_STR[c]} is in hand)")
             else:
-                self.led = self.eff[action]
-            hand.remove(action)
+                self.led = eff[action]
+            hand.pop(at)
             self.played[seat].append(action)
             cards.append(action)
             seats = self.trick_seats
@@ -510,7 +556,7 @@ class EuchreState(State):
                 return
             self._end_trick(cards, seats)
             return
-        if action in self.legal_actions(seat):
+        if action in self._legal_actions(seat):
             if phase == _BID1 or phase == _BID2:
                 self._bid(action, seat)
             elif phase == _DISCARD:
@@ -834,7 +880,7 @@ def _fast_id(text: str) -> int:
     return got if got is not None else card_id(text)
 
 
-_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+_ID_OF_STR: Final[dict[str, int]] = {text: i for i, text in enumerate(CARD_STR)}
 
 
 class EuchreWorlds(WorldSampler):

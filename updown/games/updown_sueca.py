@@ -70,7 +70,7 @@ from itertools import compress, product
 from math import comb
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, Callable, Final, NoReturn, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.compiled import mypyc_attr
@@ -80,31 +80,39 @@ from updown.core.frozen import FrozenDict, FrozenList, freeze
 from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import ConstrainedDeal, DealMixture
 
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether mypyc compiled this module (an extension module's file is not a ``.py``): a few hot
+loops are written one way for each (``_find``)."""
+
 # -- the deck -------------------------------------------------------------------------------------
 
-RANKS: tuple[int, ...] = (2, 3, 4, 5, 6, 12, 11, 13, 7, 14)
+RANKS: Final[tuple[int, ...]] = (2, 3, 4, 5, 6, 12, 11, 13, 7, 14)
 """Ranks from low to high in Sueca order: 2 3 4 5 6 Q J K 7 A."""
-DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in RANKS)
+DECK: Final[tuple[Card, ...]] = tuple(Card(r, s) for s in Suit for r in RANKS)
 """Card id ``i`` is ``DECK[i]``: suit ``i // 10`` (C, D, H, S), strength ``i % 10`` (A is 9)."""
-NUM_CARDS = len(DECK)  # 40
-_ALL_CARDS = tuple(range(len(DECK)))
-CARD_STR: tuple[str, ...] = tuple(str(c) for c in DECK)
-_CARD_ID: dict[Card, int] = {c: i for i, c in enumerate(DECK)}
-_ID_BY_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+NUM_CARDS: Final = len(DECK)  # 40
+_ALL_CARDS: Final = tuple(range(len(DECK)))
+CARD_STR: Final[tuple[str, ...]] = tuple(str(c) for c in DECK)
+_CARD_ID: Final[dict[Card, int]] = {c: i for i, c in enumerate(DECK)}
+_ID_BY_STR: Final[dict[str, int]] = {text: i for i, text in enumerate(CARD_STR)}
 """Ids by canonical text: bots read the cards of a view many times a decision."""
-PLAYERS = 4
-HAND = 5
-FIRST_PACKET = 3
-START_SCORE = 20
-LEAVE_PENALTY = 100
-CLUBS, DIAMONDS, HEARTS, SPADES = (int(s) for s in Suit)
+PLAYERS: Final = 4
+HAND: Final = 5
+FIRST_PACKET: Final = 3
+START_SCORE: Final = 20
+LEAVE_PENALTY: Final = 100
+CLUBS: Final = 0
+DIAMONDS: Final = 1
+HEARTS: Final = 2
+SPADES: Final = 3
+assert [CLUBS, DIAMONDS, HEARTS, SPADES] == [int(s) for s in Suit]
 
-FULL_DECK = "full"
+FULL_DECK: Final = "full"
 """The ``deck`` option's default: the rulebook's 40 cards, five to each seat."""
-RANK_LETTERS = "23456QJK7A"
+RANK_LETTERS: Final = "23456QJK7A"
 """The ranks of a research deck, in Sueca's order from low to high: a card's strength is ``id % 10``."""
-SUIT_LETTERS = "CDHS"
-_DECKS: dict[str, tuple[tuple[int, ...], int]] = {FULL_DECK: (_ALL_CARDS, HAND)}
+SUIT_LETTERS: Final = "CDHS"
+_DECKS: Final[dict[str, tuple[tuple[int, ...], int]]] = {FULL_DECK: (_ALL_CARDS, HAND)}
 
 
 def deck_of(spec: str) -> tuple[tuple[int, ...], int]:
@@ -130,16 +138,16 @@ def first_packet(hand: int) -> int:
 
 # -- action ids: one space for decisions and chance outcomes -------------------------------------
 
-DISCARD = NUM_CARDS  # 40..79: discard card ``a - DISCARD`` for the exchange
-TRUMP = DISCARD + NUM_CARDS  # 80..83: choose Suit(a - TRUMP) as trump
-TURN = TRUMP + 4  # 84: turn the next card
-PLAY = TURN + 1  # 85
-SIT_OUT = PLAY + 1  # 86
-DONE = SIT_OUT + 1  # 87: end of discarding
-NUM_ACTIONS = DONE + 1  # 88 actions that can be legal: 0..87
-LEAVE = 100
+DISCARD: Final = NUM_CARDS  # 40..79: discard card ``a - DISCARD`` for the exchange
+TRUMP: Final = DISCARD + NUM_CARDS  # 80..83: choose Suit(a - TRUMP) as trump
+TURN: Final = TRUMP + 4  # 84: turn the next card
+PLAY: Final = TURN + 1  # 85
+SIT_OUT: Final = PLAY + 1  # 86
+DONE: Final = SIT_OUT + 1  # 87: end of discarding
+NUM_ACTIONS: Final = DONE + 1  # 88 actions that can be legal: 0..87
+LEAVE: Final = 100
 """Leaving (``State.leave_action``) is never legal, so it stands apart from the legal ids."""
-_TRUMP_ACTIONS = (TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3, TURN)
+_TRUMP_ACTIONS: Final = (TRUMP, TRUMP + 1, TRUMP + 2, TRUMP + 3, TURN)
 
 
 def card_id(card: Card | str) -> int:
@@ -222,46 +230,56 @@ class Phase(IntEnum):
     OVER = 8
 
 
-_DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER = (int(p) for p in Phase)
-_PHASE_NAMES = tuple(p.name.lower() for p in Phase)
+# Final ints: mypyc compiles them into the code (a plain module global is a dict lookup per use).
+_DEAL: Final = 0
+_TURN: Final = 1
+_DEAL2: Final = 2
+_DRAW: Final = 3
+_TRUMP: Final = 4
+_DECIDE: Final = 5
+_EXCHANGE: Final = 6
+_TRICK: Final = 7
+_OVER: Final = 8
+assert [_DEAL, _TURN, _DEAL2, _DRAW, _TRUMP, _DECIDE, _EXCHANGE, _TRICK, _OVER] == [int(p) for p in Phase]
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)
 """A view's ``phase`` (looked up: making the enum member at every view costs more than the rest)."""
-_DECISION_NAMES: dict[int | None, str | None] = {None: None, PLAY: "play", SIT_OUT: "sit out"}
+_DECISION_NAMES: Final[dict[int | None, str | None]] = {None: None, PLAY: "play", SIT_OUT: "sit out"}
 
 # -- events built once ---------------------------------------------------------------------------
 # Events that differ only by seat, card, suit or count are built once at import, read-only, and
 # shared by every game: a view would freeze them anyway, and a logged event is never changed.
 # This saves building a dict (and its "to" list) at every step.
-_SEATS = range(PLAYERS)
-_DRAW_EVENT = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+_SEATS: Final = range(PLAYERS)
+_DRAW_EVENT: Final = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
                           for c in range(NUM_CARDS)) for s in _SEATS)
-_DISCARD_EVENT = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
+_DISCARD_EVENT: Final = tuple(tuple(FrozenDict({"type": "discard", "seat": s, "card": CARD_STR[c], "to": FrozenList([s])})
                              for c in range(NUM_CARDS)) for s in _SEATS)
-_EXCHANGE_EVENT = tuple(tuple(FrozenDict({"type": "exchange", "seat": s, "count": k}) for k in range(HAND + 1))
+_EXCHANGE_EVENT: Final = tuple(tuple(FrozenDict({"type": "exchange", "seat": s, "count": k}) for k in range(HAND + 1))
                         for s in _SEATS)
-_SITS_OUT_EVENT = tuple(FrozenDict({"type": "sits out", "seat": s}) for s in _SEATS)
-_LONE_EVENT = tuple(tuple(FrozenDict({"type": "lone", "seat": s, "tricks": n}) for s in _SEATS)
+_SITS_OUT_EVENT: Final = tuple(FrozenDict({"type": "sits out", "seat": s}) for s in _SEATS)
+_LONE_EVENT: Final = tuple(tuple(FrozenDict({"type": "lone", "seat": s, "tricks": n}) for s in _SEATS)
                     for n in range(HAND + 1))
 """``_LONE_EVENT[tricks][seat]``: a deal's tricks are the hand size (five but on a research deck)."""
-_CHOSEN_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[t], "turned": None})
+_CHOSEN_TRUMP_EVENT: Final = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[t], "turned": None})
                                   for t in range(4)) for s in _SEATS)
-_TURNED_TRUMP_EVENT = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
+_TURNED_TRUMP_EVENT: Final = tuple(tuple(FrozenDict({"type": "trump", "seat": s, "suit": "CDHS"[c // 10],
                                               "turned": CARD_STR[c]}) for c in range(NUM_CARDS)) for s in _SEATS)
-_TRICK_KEY = tuple(tuple(tuple(100 + c if c // 10 == trump else (c if c // 10 == led else -1) for c in range(NUM_CARDS))
+_TRICK_KEY: Final = tuple(tuple(tuple(100 + c if c // 10 == trump else (c if c // 10 == led else -1) for c in range(NUM_CARDS))
                          for led in range(4)) for trump in range(4))
 """``_TRICK_KEY[trump][led][card]``: what a card is worth in a trick, the highest winning: a trump
 above every other card, then a card of the suit led; any other card cannot win (-1)."""
-_ONE_ACTOR = tuple((s,) for s in _SEATS)
+_ONE_ACTOR: Final = tuple((s,) for s in _SEATS)
 """``actors()`` when ``s`` acts (built once: asked at every decision)."""
-_TO = tuple(FrozenList([s]) for s in _SEATS)
+_TO: Final = tuple(FrozenList([s]) for s in _SEATS)
 """The ``to`` of a seat's private events (read-only, so shared)."""
-_PLAYED_PAIR = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
+_PLAYED_PAIR: Final = tuple(tuple(FrozenList([s, CARD_STR[c]]) for c in range(NUM_CARDS)) for s in _SEATS)
 """A trick event's ``[seat, card]`` entries."""
 # Why a seat has to play (``_forced_reason``), and its ``plays`` event for each reason (None: it chose to).
-_CHOSE = "chose the trump"
-_ALL_PLAY = tuple(f"{Suit(t).title.capitalize()} are trump" for t in range(4))
-_FIVE_OR_LESS = "has 5 points or less"
-_SAT_OUT_TWICE = "sat out the two previous deals"
-_PLAYS_EVENT: tuple[dict[str | None, FrozenDict], ...] = tuple(
+_CHOSE: Final = "chose the trump"
+_ALL_PLAY: Final = tuple(f"{Suit(t).title.capitalize()} are trump" for t in range(4))
+_FIVE_OR_LESS: Final = "has 5 points or less"
+_SAT_OUT_TWICE: Final = "sat out the two previous deals"
+_PLAYS_EVENT: Final[tuple[dict[str | None, FrozenDict], ...]] = tuple(
     {reason: FrozenDict({"type": "plays", "seat": s, "forced": reason})
      for reason in (None, _CHOSE, *_ALL_PLAY, _FIVE_OR_LESS, _SAT_OUT_TWICE)} for s in _SEATS)
 
@@ -318,12 +336,33 @@ class UpDownSuecaGame(Game[UpDownSuecaOptions]):
         return SuecaWorlds(view)
 
 
-GAME = UpDownSuecaGame()
+GAME: Final = UpDownSuecaGame()
+
+
+def _find(cards: list[int], card: int) -> int:
+    """Where ``card`` is in ``cards``, or -1. Compiled, a loop on ints: cheaper than ``list.index``
+    or ``in``, which compare Python objects one by one; in pure Python, ``list.index``'s C loop."""
+    if not _COMPILED:
+        try:
+            return cards.index(card)
+        except ValueError:
+            return -1
+    i = 0
+    for c in cards:
+        if c == card:
+            return i
+        i += 1
+    return -1
 
 
 def overtrump_bounds(table: Sequence[tuple[int, int]], trump: int) -> tuple[int, int]:
     """Bounds (exclusive) of the trumps that a seat unable to follow must play if it holds one:
     those above the best trump on ``table`` (``(seat, card)`` pairs), or any trump when there is none."""
+    return _overtrump(table if type(table) is list else list(table), trump)
+
+
+def _overtrump(table: list[tuple[int, int]], trump: int) -> tuple[int, int]:
+    """``overtrump_bounds`` of a list (mypyc: typed, so read without generic sequence calls)."""
     low = trump * 10 - 1
     for _, c in table:
         if c > low and c // 10 == trump:
@@ -337,19 +376,39 @@ def playable(hand: list[int], table: Sequence[tuple[int, int]], trump: int) -> l
     trumps if it is in hand; follow suit; else play a trump above the best one on the table if
     possible; else anything. Always a new list. The engine's legal cards, and what a bot reads
     a seat could have played in an earlier trick."""
+    return _playable(hand, table if type(table) is list else list(table), trump)
+
+
+def _playable(hand: list[int], table: list[tuple[int, int]], trump: int) -> list[int]:
+    """``playable`` with a list for ``table`` (mypyc: typed, so read without generic sequence calls)."""
     if not table:
         ace = trump * 10 + 9
-        if ace in hand:
+        if _find(hand, ace) >= 0:
             return [ace]
         return hand[:]
     # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
-    # the table's, are a slice of the sorted hand.
+    # the table's, are a run of the sorted hand: bisect finds it in pure Python, and compiled, a
+    # loop over five cards or so finds it faster than bisect (a call through Python).
     led = table[0][1] // 10 * 10
-    follow = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
+    if not _COMPILED:  # pure Python: bisect's C loops
+        run = hand[bisect_left(hand, led):bisect_left(hand, led + 10)]
+        if run:
+            return run
+        low, high = _overtrump(table, trump)
+        return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
+    top = led + 10
+    follow: list[int] = []
+    for c in hand:
+        if led <= c < top:
+            follow.append(c)
     if follow:
         return follow
-    low, high = overtrump_bounds(table, trump)
-    return hand[bisect_right(hand, low):bisect_left(hand, high)] or hand[:]
+    low, high = _overtrump(table, trump)
+    over: list[int] = []
+    for c in hand:
+        if low < c < high:
+            over.append(c)
+    return over or hand[:]
 
 
 class UpDownSuecaState(State):
@@ -470,7 +529,32 @@ class UpDownSuecaState(State):
     def apply(self, action: object, seat: object = None) -> None:
         if type(action) is not int:
             raise not_an_action(action)
-        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+        if seat is None:
+            if action != LEAVE and self.phase <= _DRAW:  # the usual chance step
+                self._chance(action)
+            else:
+                self._apply(action, None)
+        else:
+            self._act(action, seat if type(seat) is int else self.check_seat(seat))
+
+    def _act(self, action: int, seat: int) -> None:
+        """``apply`` with a seat, both ints. mypyc: the seat is a plain int here (an ``int | None``
+        is a boxed object, and every comparison with it a generic one)."""
+        if seat == self.current and action != LEAVE:  # the seat to act naming itself
+            phase = self.phase
+            if phase == _TRICK:
+                self._play(action, seat)
+                return
+            if phase == _EXCHANGE:
+                self._exchange(action, seat)
+                return
+            if phase == _DECIDE:
+                self._decide(action, seat)
+                return
+            if phase == _TRUMP:
+                self._choose_trump(action, seat)
+                return
+        self._apply(action, seat)
 
     def view(self, seat: object) -> View:
         return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
@@ -499,10 +583,10 @@ class UpDownSuecaState(State):
         return list(_TRUMP_ACTIONS)  # _TRUMP
 
     def _playable(self, seat: int) -> list[int]:
-        return playable(self.hands[seat], self.table, self.trump)
+        return _playable(self.hands[seat], self.table, self.trump)
 
     def _overtrump(self) -> tuple[int, int]:
-        return overtrump_bounds(self.table, self.trump)
+        return _overtrump(self.table, self.trump)
 
     def _leave_action(self, seat: int) -> int | None:
         self.check_seat(seat)
@@ -570,12 +654,14 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        try:
-            self.deck.remove(action)  # the deck holds only card ids, so a card found in it is one
-        except ValueError:
+        deck = self.deck
+        at = _find(deck, action)  # the deck holds only card ids, so a card found in it is one
+        if at >= 0:
+            deck.pop(at)
+        else:
             what = CARD_STR[action] if 0 <= action < NUM_CARDS else GAME.action_name(action)
             where = "stock" if self.phase == _DRAW else "undealt deck"
-            raise IllegalAction(f"cannot deal {what}: it is not in the {where}") from None
+            raise IllegalAction(f"cannot deal {what}: it is not in the {where}")
         seat = self.current
         hand = self.hands[seat]
         hand.append(action)
@@ -729,6 +815,7 @@ class UpDownSuecaState(State):
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
         hand = self.hands[seat]
+        at = _find(hand, action)  # -1: not in hand
         table = self.table
         # A hand holds only card ids: a card in it that the rules allow is legal. The usual cases
         # (following suit, leading) are told first; a card that does not follow is checked against
@@ -736,7 +823,7 @@ class UpDownSuecaState(State):
         if table:
             led = table[0][1] // 10
             if action // 10 != led:
-                if action not in hand:
+                if at < 0:
                     self._refuse_play(action, seat)
                 for c in hand:
                     if c // 10 == led:  # could follow suit
@@ -753,18 +840,18 @@ class UpDownSuecaState(State):
                 if not overtrumps:
                     # Had to trump and did not: holds no trump (-1), or none above the best on the table.
                     voids.append((trump, low - trump * 10))
-            elif action not in hand:
+            elif at < 0:
                 self._refuse_play(action, seat)
         else:
             trump = self.trump
             ace = trump * 10 + 9
             if action != ace:
-                if action not in hand or ace in hand:
+                if at < 0 or _find(hand, ace) >= 0:
                     self._refuse_play(action, seat)
                 self.voids[seat].append((trump, 8))  # led without the ace of trumps: does not hold it
-            elif action not in hand:
+            elif at < 0:
                 self._refuse_play(action, seat)
-        hand.remove(action)
+        hand.pop(at)
         self.played[seat].append(action)
         table.append((seat, action))
         nxt = self.next_player[seat]
@@ -1015,7 +1102,7 @@ def _next_players(decision: Sequence[int | None]) -> tuple[int, ...]:
     return tuple(nxt)
 
 
-_NEXT_PLAYERS: dict[tuple[bool, ...], tuple[int, ...]] = {
+_NEXT_PLAYERS: Final[dict[tuple[bool, ...], tuple[int, ...]]] = {
     playing: _next_players([PLAY if p else SIT_OUT for p in playing])
     for playing in product((False, True), repeat=PLAYERS) if sum(playing) >= 2}
 """``_next_players`` for each way two or more seats can play (``playing[seat]``), made once."""
@@ -1032,7 +1119,7 @@ def _fast_id(text: str) -> int:
     return got if got is not None else card_id(text)
 
 
-_ID_OF_STR: dict[str, int] = {text: i for i, text in enumerate(CARD_STR)}
+_ID_OF_STR: Final[dict[str, int]] = {text: i for i, text in enumerate(CARD_STR)}
 
 
 class SuecaWorlds(WorldSampler):
