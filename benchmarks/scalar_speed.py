@@ -1,17 +1,21 @@
 """The scalar engines' speed: uniformly random games through the public protocol, for all four
-games, interleaved in one process with a plain pyspiel Euchre loop (OpenSpiel's peer, one deal).
+games, interleaved in one process with OpenSpiel's Euchre (one deal) in a plain pyspiel Python loop
+and in its C++ loop.
 
-    .venv/bin/python benchmarks/scalar_speed.py [--seconds S] [--rounds R] [--base DIR]
+    .venv/bin/python benchmarks/scalar_speed.py [--seconds S] [--rounds R] [--base DIR ...]
 
-Each round plays every game for ``S`` seconds (and pyspiel's Euchre for ``S`` seconds right after
-ours), so the machine's noise falls on both sides alike. Our loop is ``updown bench``'s: every step
-goes through ``is_terminal``, ``is_chance``/``sample_chance``, ``actors``, ``legal_actions`` and
-``apply``. pyspiel's loop is the plainest there is: ``random.choice(state.legal_actions())`` at
-chance nodes and decisions alike, then ``apply_action``.
+Each round plays every game for ``S`` seconds (and OpenSpiel's Euchre for ``S`` seconds in each of
+its loops right after ours), so the machine's noise falls on all sides alike. Our loop is ``updown
+bench``'s: every step goes through ``is_terminal``, ``is_chance``/``sample_chance``, ``actors``,
+``legal_actions`` and ``apply``. pyspiel's Python loop is the plainest there is:
+``random.choice(state.legal_actions())`` at chance nodes and decisions alike, then
+``apply_action``. The C++ loop is ``pyspiel.evaluate_bots`` with four uniform random bots
+(``make_uniform_random_bot``), a whole deal in C++ per call (as ``updown bench-batched`` runs it).
 
 ``--base DIR`` also measures another checkout of the package (``DIR`` holds its ``updown``
-folder, e.g. ``/work/main``): each round then runs the same playouts with that code in a child
-process, alternating with ours, and the table adds its figures and our ratio to them.
+folder, e.g. ``/work/main``); it may be given more than once (say a compiled copy of the code before
+a change and a pure one). Each round then runs the same playouts with that code in a child process,
+alternating with ours, and the table adds its figures and our ratio to them.
 """
 
 from __future__ import annotations
@@ -76,6 +80,28 @@ def pyspiel_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
     return games, time.perf_counter() - start
 
 
+def cpp_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
+    """(games, seconds) of one-deal Euchre in OpenSpiel's C++ loop: ``evaluate_bots`` with four
+    uniform random bots, 100 deals a call of this loop's; None without open_spiel."""
+    try:
+        import pyspiel  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game("euchre", {"stick_the_dealer": True, "allow_lone_defender": False})
+    bots = [pyspiel.make_uniform_random_bot(p, seed * 10 + p) for p in range(4)]
+    evaluate = pyspiel.evaluate_bots
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for k in range(100):
+            evaluate(game.new_initial_state(), bots, seed * 1_000_003 + games + k)
+        games += 100
+        if time.perf_counter() >= deadline:
+            break
+    return games, time.perf_counter() - start
+
+
 def one_round(seconds: float, seed: int, with_pyspiel: bool) -> dict[str, tuple[int, float]]:
     out: dict[str, tuple[int, float]] = {}
     for game_id in GAMES:
@@ -84,6 +110,9 @@ def one_round(seconds: float, seed: int, with_pyspiel: bool) -> dict[str, tuple[
             theirs = pyspiel_playouts(seconds, seed)
             if theirs is not None:
                 out["pyspiel"] = theirs
+            cpp = cpp_playouts(seconds, seed)
+            if cpp is not None:
+                out["cpp"] = cpp
     return out
 
 
@@ -105,7 +134,7 @@ def engines() -> str:
     return f"engines: compiled (mypyc): {', '.join(compiled)}" if compiled else "engines: pure Python"
 
 
-BASE_ENGINES: list[str] = []  # what the base checkout's child processes ran
+BASE_ENGINES: dict[str, list[str]] = {}  # what each base checkout's child processes ran
 
 
 def base_round(base: str, seconds: float, seed: int) -> dict[str, tuple[int, float]]:
@@ -119,8 +148,9 @@ def base_round(base: str, seconds: float, seed: int) -> dict[str, tuple[int, flo
     expected = os.path.join(os.path.abspath(base), "updown")
     if not data["module"].startswith(expected):
         raise SystemExit(f"the child imported {data['module']}, not the code in {base}")
-    if data["engines"] not in BASE_ENGINES:
-        BASE_ENGINES.append(data["engines"])
+    seen = BASE_ENGINES.setdefault(base, [])
+    if data["engines"] not in seen:
+        seen.append(data["engines"])
     return {k: (v[0], v[1]) for k, v in data["figures"].items()}
 
 
@@ -140,7 +170,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per game per round")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--base", help="root of another checkout to compare with (its updown/ folder)")
+    parser.add_argument("--base", action="append", default=[],
+                        help="root of another checkout to compare with (its updown/ folder); may be repeated")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -154,36 +185,42 @@ def main() -> None:
     import updown
 
     ours: dict[str, list[float]] = {}
-    base: dict[str, list[float]] = {}
+    bases: list[dict[str, list[float]]] = [{} for _ in args.base]
     one_round(min(args.seconds, 0.3), 0, with_pyspiel=True)  # warm up
     for r in range(args.rounds):
         seed = args.seed + r
-        if args.base:
-            add(base, base_round(args.base, args.seconds, seed))
+        for base, total in zip(args.base, bases):
+            add(total, base_round(base, args.seconds, seed))
         add(ours, one_round(args.seconds, seed, with_pyspiel=True))
     print(f"ours: {os.path.dirname(os.path.abspath(updown.__file__))} ({engines()})")
-    if args.base:
-        print(f"base: {os.path.abspath(args.base)}/updown ({'; '.join(BASE_ENGINES)})")
-    print(f"{args.rounds} rounds x {args.seconds:g} s per game, interleaved; games/s (one deal of Euchre, "
+    for i, base in enumerate(args.base, 1):
+        print(f"base{i}: {os.path.abspath(base)}/updown ({'; '.join(BASE_ENGINES[base])})")
+    print(f"{args.rounds} rounds x {args.seconds:g} s per loop, interleaved; games/s (one deal of Euchre, "
           "one round of updown, whole games otherwise)")
     head = f"{'game':14} {'ours':>9}"
-    if args.base:
-        head += f" {'base':>9} {'ours/base':>9}"
-    head += f" {'pyspiel':>9} {'ours/pyspiel':>12}"
+    for i in range(1, len(args.base) + 1):
+        head += f" {f'base{i}':>9} {f'ours/base{i}':>11}"
     print(head)
     for game_id in GAMES:
         mine = rate(ours, game_id)
         assert mine is not None
         line = f"{game_id:14} {mine:9.0f}"
-        if args.base:
-            theirs = rate(base, game_id)
+        for total in bases:
+            theirs = rate(total, game_id)
             assert theirs is not None
-            line += f" {theirs:9.0f} {mine / theirs:9.2f}"
-        spiel = rate(ours, "pyspiel") if game_id == "euchre" else None
-        if spiel is not None:
-            line += f" {spiel:9.0f} {mine / spiel:12.2f}"
-            if args.base and (theirs := rate(base, game_id)) is not None:
-                line += f"   (base/pyspiel {theirs / spiel:.2f})"
+            line += f" {theirs:9.0f} {mine / theirs:11.2f}"
+        print(line)
+    for key, name in (("pyspiel", "pyspiel Python loop"), ("cpp", "OpenSpiel C++ loop")):
+        spiel = rate(ours, key)
+        if spiel is None:
+            continue
+        mine = rate(ours, "euchre")
+        assert mine is not None
+        line = f"euchre against {name} ({spiel:.0f} deals/s): ours {mine / spiel:.2f}"
+        for i, total in enumerate(bases, 1):
+            theirs = rate(total, "euchre")
+            assert theirs is not None
+            line += f", base{i} {theirs / spiel:.2f}"
         print(line)
     if rate(ours, "pyspiel") is None:
         print("open_spiel is not installed: pip install open_spiel==2.0.2 for the comparison")
