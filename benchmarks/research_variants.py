@@ -25,6 +25,15 @@ adapter's (from the placings after the deal: +1 first alone, -1 last alone), and
         --decks 7A:DH:1,QJK7A:H:1,K7A:DH:1 --iterations 100 --checkpoints 1,2,5,10,20,50,100 \\
         --normal-decks 7A:DH:1,QJK7A:H:1,K7A:DH:1
 
+Up or Down? (``--game up-or-down``): two players, one game, its option ``deck`` written
+``CARDS:COLOURS:HAND:DISPLAY:COLUMNS`` (``6:2:1:2:2``: cards 1, 2, 7, 8, 13, 14, ruby and gold, one
+each, a display of two, one card face down and one face up, at most two columns); the export leaves
+out the decisions without a choice (a one-card hand plays itself, a first card can only start a
+column), the utility is the adapter's (+1 for the higher score, -1 for the lower, 0 each on a tie).
+
+    nice -n 10 .venv/bin/python benchmarks/research_variants.py --game up-or-down --decks 6:2:2:2:1 \
+        --iterations 1000 --normal-decks 6:2:2:2:1
+
 A research deck (UP&DOWN's option ``deck``, ``docs/research-variants.md``) is the same game with
 fewer cards: ``TOP:SUITS:HAND`` deals values 2 to TOP of SUITS, HAND cards each, and sets the trump
 with two dice of ceil(TOP / 2) faces. Here: 2 players, one round, utility the adapter's (+1 for the
@@ -88,9 +97,11 @@ GAME = get_game("updown")
 PLAYERS = 2
 VARIANTS: dict[str, tuple[int, dict[str, Any]]] = {
     "updown": (2, {"rounds": 1}), "euchre": (4, {"deals": 1}), "updown-sueca": (4, {"deals": 1}),
+    "up-or-down": (2, {}),
 }
 """Per game: the players and the options besides ``deck`` of its research variants (one round of
-UP&DOWN for two; one deal of Euchre; one deal of the Sueca game)."""
+UP&DOWN for two; one deal of Euchre; one deal of the Sueca game; Up or Down? for two, a game being
+one round)."""
 DEFAULT_DECKS = ("3:DS:1", "3:DS:2")
 DEFAULT_CHECKPOINTS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 ABOUT = {
@@ -105,6 +116,10 @@ ABOUT = {
     "K7A:DH:1": "Sueca: K, 7, A of diamonds and hearts, one card each, two in the stock",
     "JK7A:H:1": "Sueca: J, K, 7, A of hearts, one card each, no stock",
     "QJK7A:H:1": "Sueca: Q, J, K, 7, A of hearts, one card each, one in the stock",
+    "6:2:2:2:1": "Up or Down?: cards 1 2 7 8 13 14, two each, a display of 2, no piles (every card seen), 1 column",
+    "6:2:1:2:2": "Up or Down?: cards 1 2 7 8 13 14, one each, a display of 2, one face down, one face up, 2 columns",
+    "6:2:2:2:2": "Up or Down?: cards 1 2 7 8 13 14, two each, a display of 2, no piles (every card seen), 2 columns",
+    "4:2:1:2:1": "Up or Down?: cards 1 2 7 8, one each, a display of 2, no piles, 1 column",
 }
 
 
@@ -457,11 +472,11 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
             else:  # a log scale has no 0: listed, not drawn
                 ax.plot([], [], color=colour, linestyle=line, label=f"{name} 0 (not drawn)")
         game = res.get("game", "updown")
-        prefix = {"euchre": "Euchre ", "updown-sueca": "Sueca "}.get(game, "")
+        prefix = {"euchre": "Euchre ", "updown-sueca": "Sueca ", "up-or-down": "Up or Down? "}.get(game, "")
         ax.set_title(f"{prefix}deck={res['deck']}  "
                      f"({sum(res['infosets']):,} information sets)", fontsize=10)
         ax.set_xlabel("iterations")
-        ax.set_ylabel("exploitability (a game is worth ±1)" if game == "updown"
+        ax.set_ylabel("exploitability (a game is worth ±1)" if game in ("updown", "up-or-down")
                       else "exploitability (NashConv / 4; a deal is worth ±2/3)" if game == "euchre"
                       else "exploitability (NashConv / 4; a deal is worth ±1)")
         ax.grid(True, which="both", alpha=0.3)
@@ -469,6 +484,7 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
     games = {res.get("game", "updown") for res in results}
     fig.suptitle("Euchre research decks, one deal: OpenSpiel's CFR and the bots" if games == {"euchre"} else
                  "Sueca game research decks, one deal: OpenSpiel's CFR and the bots" if games == {"updown-sueca"} else
+                 "Up or Down? research decks, 2 players: OpenSpiel's CFR and the bots" if games == {"up-or-down"} else
                  "UP&DOWN research decks, 2 players, one round: OpenSpiel's CFR and the bots"
                  if games == {"updown"} else "research decks: OpenSpiel's CFR and the bots", fontsize=11)
     fig.tight_layout()
@@ -479,7 +495,7 @@ def plot(results: Sequence[dict[str, Any]], path: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default="updown", choices=sorted(VARIANTS),
-                    help="updown (2 players, one round), euchre or updown-sueca (one deal)")
+                    help="updown (2 players, one round), euchre or updown-sueca (one deal), up-or-down (2 players)")
     ap.add_argument("--decks", default=",".join(DEFAULT_DECKS), help="research decks, comma-separated")
     ap.add_argument("--keep-forced", action="store_true",
                     help="write the decisions without a choice too (Euchre leaves them out by default)")

@@ -29,6 +29,21 @@ Readings the project takes (see ``docs/notes-up-or-down.md`` and ``shared/rules/
   (``reveal``, at setup and after every face-up draw while cards remain beneath it) and every
   face-down draw (``draw``). The unseen pile cards are one pool: a face-down draw and a reveal are
   each uniform over it, which is the same distribution as a pile shuffled at setup.
+
+Research decks (option ``deck``, never offered for play; ``docs/research-variants.md``): the same
+rules on fewer cards with a smaller hand, display and play area, small enough for exact solvers.
+``deck="CARDS:COLOURS:HAND:DISPLAY:COLUMNS"`` plays with the ``CARDS`` lowest-numbered cards of the
+first ``COLOURS`` colours (ruby, gold, pink, blue, purple, green, in that order: ``8:2:...`` holds
+1, 2, 7, 8, 13, 14, 19, 20, all ruby or gold), deals ``HAND`` cards (1 to 3) to each player, lays out a
+display of ``DISPLAY`` cards (2 to 6: a played card needs two neighbours) and lets a player hold at
+most ``COLUMNS`` columns (1 to 3). Cards keep their numbers and colours, so notation, events, views
+and action ids are the full game's. Where the small numbers change a rule: with one or no card
+left over after the deal and the display there is no face-up pile to show (the face-down pile gets
+the extra card, as in the full game); a player with ``COLUMNS`` columns must put the card on one or
+give one up (the rulebook's "three columns"); the game ends as the rulebook's does, with
+``DISPLAY`` cards left in the ring. ``length`` does not apply (the deck names its cards). The
+default, ``deck="full"``, is the rulebook's game; ``42:6:3:6:3`` with 2 players (the short range,
+``54:6:3:6:3`` the full one) plays the same games.
 """
 
 from __future__ import annotations
@@ -60,6 +75,10 @@ CARD_RANGE: dict[str, dict[int, int]] = {
 HAND_SIZE = 3
 DISPLAY_SIZE = 6
 MAX_COLUMNS = 3
+FULL_DECK = "full"
+"""The ``deck`` option's default: the rulebook's cards (by player count and ``length``), hand,
+display and columns."""
+DECK_FORM = "CARDS:COLOURS:HAND:DISPLAY:COLUMNS"
 
 # -- action ids: one space for decisions and chance outcomes --------------------------------------
 
@@ -109,16 +128,73 @@ def fits(cards: Sequence[int], card: int) -> bool:
     return (card > cards[-1]) == (cards[1] > cards[0])
 
 
+Deck = tuple[tuple[int, ...], int, int, int]
+"""A research deck: its cards (ascending), the hand size, the display size and the most columns."""
+_DECKS: dict[str, Deck] = {}
+
+
+def _number(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= 3
+
+
+def research_deck(spec: str) -> Deck:
+    """The research deck that the option ``deck`` names (``CARDS:COLOURS:HAND:DISPLAY:COLUMNS``, not
+    ``full``). Raises OptionsError naming what is wrong."""
+    known = _DECKS.get(spec)
+    if known is not None:
+        return known
+    parts = spec.split(":")
+    if len(parts) != 5 or not all(_number(p) for p in parts):
+        raise OptionsError(f"deck must be full or {DECK_FORM} (a research deck, like 8:2:1:3:2), not {spec!r}")
+    count, colours, hand, display, columns = (int(p) for p in parts)
+    if not 1 <= colours <= len(COLOURS):
+        raise OptionsError(f"a research deck has 1 to 6 colours (the first of {', '.join(COLOURS)}), not {colours}")
+    available = [n for n in range(1, MAX_CARD + 1) if COLOUR[n] < colours]
+    if not 1 <= count <= len(available):
+        raise OptionsError(f"a research deck of {colours} colour{'s' if colours != 1 else ''} has 1 to "
+                           f"{len(available)} cards (the lowest of those colours), not {count}")
+    if not 1 <= hand <= HAND_SIZE:
+        raise OptionsError(f"a research deck deals 1 to {HAND_SIZE} cards to each player, not {hand}")
+    if not 2 <= display <= DISPLAY_SIZE:
+        raise OptionsError(f"a research deck's display holds 2 to {DISPLAY_SIZE} cards (a played card needs "
+                           f"two neighbours), not {display}")
+    if not 1 <= columns <= MAX_COLUMNS:
+        raise OptionsError(f"a research deck allows 1 to {MAX_COLUMNS} columns a player, not {columns}")
+    made = _DECKS[spec] = (tuple(available[:count]), hand, display, columns)
+    return made
+
+
 @mypyc_attr(native_class=False)  # mypyc: a native dataclass cannot subclass the interpreted GameOptions
 @dataclasses.dataclass(frozen=True)
 class UpOrDownOptions(GameOptions):
     length: str = dataclasses.field(
         default="short", metadata={"help": "short or full: how many cards are used (rulebook table)"}
     )
+    deck: str = dataclasses.field(
+        default=FULL_DECK,
+        metadata={"help": f"research only: full, or {DECK_FORM}, a reduced game (the CARDS lowest cards of "
+                          "the first COLOURS colours, HAND cards each, a display of DISPLAY, at most COLUMNS "
+                          "columns a player)", "research": True},
+    )
 
     def check(self, players: int) -> None:
         if self.length not in CARD_RANGE:
             raise OptionsError(f"length must be short or full, not {self.length!r}")
+        if self.deck == FULL_DECK:
+            return
+        cards, hand, display, _columns = research_deck(self.deck)
+        if self.length != "short":
+            raise OptionsError(f"length={self.length} does not apply to a research deck (deck={self.deck} "
+                               "names its cards): leave length out")
+        if len(cards) < players * hand + display:
+            raise OptionsError(f"the deck {self.deck} has {len(cards)} cards: too few for {players} hands of "
+                               f"{hand} and a display of {display}")
+
+    def deck_of(self, players: int) -> Deck:
+        """The cards, hand, display and most columns these options play with for ``players``."""
+        if self.deck == FULL_DECK:
+            return tuple(range(1, CARD_RANGE[self.length][players] + 1)), HAND_SIZE, DISPLAY_SIZE, MAX_COLUMNS
+        return research_deck(self.deck)
 
 
 class Phase(IntEnum):
@@ -168,6 +244,19 @@ _PLACE_ACTIONS = tuple(
           + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
     for fit in range(8)
     for held in range(8)
+)
+# The same with at most ``c`` columns (a research deck's COLUMNS), by c: new only while one of the
+# first c slots is free (a player's columns are only ever in those). [3] is _PLACE_ACTIONS itself.
+_PLACE_TABLES = (
+    (),
+    *(tuple(
+        tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
+              + ([NEW] if held != (1 << c) - 1 else [])
+              + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
+        for fit in range(8)
+        for held in range(8)
+    ) for c in range(1, MAX_COLUMNS)),
+    _PLACE_ACTIONS,
 )
 # A column's row: for every card, what the column adds to that index when the card is taken: its
 # held bit, plus its fit bit if the card continues it (so 0, held or held + fit, and a row's entry
@@ -263,7 +352,7 @@ class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
         "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "choices", "taken",
-        "_actors", "sorted_stock",
+        "_actors", "sorted_stock", "cards", "hand_size", "display_size", "columns", "place_actions",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
@@ -280,9 +369,9 @@ class UpOrDownState(State):
         if _empty:
             return
         self.log: list[Event] = []
-        self.top = CARD_RANGE[options.length][players]
+        self._set_deck(options.deck_of(players))
         self.phase = _DEAL
-        self.stock = list(range(1, self.top + 1))
+        self.stock = list(self.cards)
         self.sorted_stock = True
         """Cards nobody has seen: undealt at setup, then the face-down pile and the face-up pile's
         cards beneath its top, as one pool."""
@@ -303,6 +392,17 @@ class UpOrDownState(State):
         self.played = 0
         self.taken = 0
         self._actors: tuple[int, ...] = ()
+
+    def _set_deck(self, deck: Deck) -> None:
+        """The cards, hand, display and columns of the game (the rulebook's but on a research deck)."""
+        self.cards: tuple[int, ...] = deck[0]
+        """Every card of the game, ascending (1 to ``top`` but on a research deck)."""
+        self.top = deck[0][-1]
+        self.hand_size = deck[1]
+        self.display_size = deck[2]
+        self.columns = deck[3]
+        """The most columns a player may hold (3 but on a research deck)."""
+        self.place_actions: tuple[tuple[int, ...], ...] = _PLACE_TABLES[deck[3]]
 
     # -- helpers ----------------------------------------------------------------------------------
     def scores(self) -> list[int]:
@@ -404,7 +504,7 @@ class UpOrDownState(State):
             # Its neighbours: the card before it (the highest when it is the lowest), the card
             # after it (the lowest when it is the highest).
             a = ring[i - 1]
-            b = ring[i + 1] if i < DISPLAY_SIZE else ring[0]
+            b = ring[i + 1] if i < self.display_size else ring[0]
             log.append({"type": "play", "seat": seat, "card": card, "between": [a, b]})
             self.choices = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
@@ -421,7 +521,7 @@ class UpOrDownState(State):
             # seat's rows at the card, picks the legal list from a table built at import.
             rows = self.rows
             at = MAX_COLUMNS * seat
-            self.choices = _PLACE_ACTIONS[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]]
+            self.choices = self.place_actions[rows[at][card] + rows[at + 1][card] + rows[at + 2][card]]
             self.phase = _PLACE
         elif phase == _PLACE:  # the taken card into a column; the tests of legal_actions, for one action
             card = self.taken
@@ -458,7 +558,7 @@ class UpOrDownState(State):
             else:
                 # the lowest free slot, if any (three slots, tested in turn)
                 k = 0 if not cols[0] else 1 if not cols[1] else 2 if not cols[2] else -1
-                if action != NEW or k < 0:
+                if action != NEW or k < 0 or k >= self.columns:
                     raise IllegalAction(self._why_not_place(action, seat))
                 cols[k] = [card]
                 self.rows[MAX_COLUMNS * seat + k] = _ROW_ANY[k]
@@ -549,7 +649,7 @@ class UpOrDownState(State):
             seat = self.deal_seat
             hand = self.hands[seat]
             hand.append(card)
-            if len(hand) == HAND_SIZE:
+            if len(hand) == self.hand_size:
                 self.log.append({"type": "hand", "seat": seat, "cards": sorted(hand), "to": [seat]})
                 self.deal_seat += 1
                 if self.deal_seat == self.players:
@@ -557,19 +657,26 @@ class UpOrDownState(State):
         else:  # _DISPLAY
             ring = self.ring
             ring.append(card)
-            if len(ring) == DISPLAY_SIZE:
+            if len(ring) == self.display_size:
                 ring.sort()
                 rest = len(self.stock)
                 self.down = (rest + 1) // 2  # the face-down pile gets the extra card
                 self.up_hidden = rest // 2
                 self.log.append({"type": "display", "cards": list(ring), "down": self.down,
                                  "up": self.up_hidden})
-                self.phase = _REVEAL
+                if self.up_hidden:
+                    self.phase = _REVEAL
+                else:  # a research deck with one card or none left over: no face-up pile to show
+                    self.phase = _PLAY
+                    self._actors = (self.turn,)
 
     # -- a turn: its helpers ---------------------------------------------------------------------
     def _why_not_place(self, action: int, seat: int) -> str:
         cols = self.cols[seat]
         if action == NEW:
+            if self.columns != MAX_COLUMNS:  # a research deck's limit
+                most = f"{self.columns} column{'s' if self.columns != 1 else ''}, this game's most"
+                return f"you have {most}: put the card on one or give one up"
             return "you have three columns: put the card on one or give one up"
         if COL < action <= COL + MAX_COLUMNS:
             col = cols[action - COL - 1]
@@ -590,7 +697,7 @@ class UpOrDownState(State):
             return (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
         if phase == _PLACE:
             at = MAX_COLUMNS * self.turn
-            return _PLACE_ACTIONS[sum(row[self.taken] for row in self.rows[at:at + MAX_COLUMNS])]
+            return self.place_actions[sum(row[self.taken] for row in self.rows[at:at + MAX_COLUMNS])]
         if phase == _DRAW:
             return (_DRAW_EITHER if self.up_top else _DRAW_DOWN_ONLY) if self.down else _DRAW_UP_ONLY
         return ()
@@ -686,6 +793,11 @@ class UpOrDownState(State):
         c.options = self.options
         c.log = list(self.log)
         c.top = self.top
+        c.cards = self.cards
+        c.hand_size = self.hand_size
+        c.display_size = self.display_size
+        c.columns = self.columns
+        c.place_actions = self.place_actions
         c.phase = self.phase
         c.stock = list(self.stock)
         c.sorted_stock = self.sorted_stock
@@ -725,14 +837,18 @@ class UpOrDownWorlds(WorldSampler):
         seat = view["seat"]
         if type(seat) is not int or not 0 <= seat < n:
             raise IllegalAction("worlds are drawn from a seat's view, not a spectator's")
-        st = UpOrDownState(GAME, n, GAME.Options.from_dict(view["options"]), _empty=True)
+        options = GAME.Options.from_dict(view["options"])
+        st = UpOrDownState(GAME, n, options, _empty=True)
         log: list[Event] = view["log"]
         if not all(type(e) is FrozenDict for e in log):
             log = [freeze(e) for e in log]
-        st.top = top = view["highest"]
+        st._set_deck(options.deck_of(n))
+        if st.top != view["highest"]:
+            raise IllegalAction("not a consistent view: its highest card is not its deck's")
+        hand_size = st.hand_size
         st.phase = phase = int(Phase[view["phase"].upper()])
         sizes = view["hand_sizes"]
-        st.deal_seat = deal_seat = (next((s for s in range(n) if sizes[s] < HAND_SIZE), n)
+        st.deal_seat = deal_seat = (next((s for s in range(n) if sizes[s] < hand_size), n)
                                     if phase == _DEAL else n)
         st.ring = list(view["display"])
         st.cols = [[list(c["cards"]) if c else [] for c in cols] for cols in view["columns"]]
@@ -759,7 +875,7 @@ class UpOrDownWorlds(WorldSampler):
         for s in range(deal_seat):
             if s != seat:
                 self.hand_event_at[s] = s
-                slot_at[s].extend([-1] * HAND_SIZE)
+                slot_at[s].extend([-1] * hand_size)
         own_hand_event = seat < deal_seat
         if own_hand_event and (not log or log[0]["type"] != "hand" or log[0]["seat"] != seat):
             raise IllegalAction("not a consistent view: its deal event is missing")
@@ -787,7 +903,7 @@ class UpOrDownWorlds(WorldSampler):
         seen = set(hand) | {c for k in st.known for c in k} | set(st.ring)
         seen |= {c for cols in st.cols for col in cols for c in col} | {c for p in piles for c in p}
         seen |= {st.up_top, st.taken}
-        self.pool = [c for c in range(1, top + 1) if c not in seen]
+        self.pool = [c for c in st.cards if c not in seen]
         self.others = [s for s in range(n) if s != seat]
         self.sizes = [sizes[s] - len(st.known[s]) for s in self.others]
         self.sizes.append(len(self.pool) - sum(self.sizes))
@@ -828,9 +944,10 @@ class UpOrDownWorlds(WorldSampler):
                 got[j] = card
             at = 0
             if self.skeleton.deal_seat > s:
-                log[s] = FrozenDict({"type": "hand", "seat": s, "cards": FrozenList(sorted(got[:HAND_SIZE])),
+                hand_size = self.skeleton.hand_size
+                log[s] = FrozenDict({"type": "hand", "seat": s, "cards": FrozenList(sorted(got[:hand_size])),
                                      "to": FrozenList([s])})
-                at = HAND_SIZE
+                at = hand_size
             for index, card in zip(drew_at, got[at:]):
                 log[index] = FrozenDict({"type": "drew", "seat": s, "card": card, "to": FrozenList([s])})
         world.stock = parts[-1]
