@@ -16,8 +16,10 @@ information) is hard in general; this benchmark brackets it exactly on the tree:
   A's, and so on until neither gains. It starts from the policy (A first), from each seat's plain
   best response (the other partner moves next), from the upper bound's deviation projected on each
   partner's information sets (at each, the action the coordinated pair plays there most often,
-  weighted by reach), and from ``--restarts`` random pure deviations; the best end is kept, its
-  value computed exactly on the tree (and, in the tests, again by OpenSpiel's ``expected_returns``).
+  weighted by reach), and from ``--restarts`` random pure deviations; then ``--kicks`` times it
+  redraws an eighth of the best deviation's information sets at random and alternates again (an
+  iterated local search). The best end is kept, its value computed exactly on the tree (and, in the
+  tests, again by OpenSpiel's ``expected_returns``). A local search: the pair may do better still.
 * **upper bound**, the best response of the team as one player that sees both partners' information:
   its information sets are keyed by the pair of the partners' information states (each the
   adapter's information-state string, the seat's view), so it has perfect recall and its best
@@ -307,7 +309,7 @@ def with_choices(beh: Behaviour, choice: dict[Hashable, int], tree: Tree) -> Beh
     out = dict(beh)
     for k, a in choice.items():
         assert isinstance(k, tuple) and len(k) == 2
-        out[k] = pure(tree.actions[k], a)  # type: ignore[index]
+        out[k] = pure(tree.actions[k], a)
     return out
 
 
@@ -350,10 +352,10 @@ class TeamBounds:
 
 
 def _projection(tree: Tree, beh: Behaviour, team: tuple[int, int], joint: Response,
-                keys: list[Hashable]) -> dict[Hashable, int]:
-    """The joint best response made playable: at each information set of each partner, the action
-    the joint player takes there with the most reach (under the joint play; unreached: its first
-    node's)."""
+                keys: list[Hashable]) -> dict[Key, list[float]]:
+    """The joint best response seen from each partner's information sets: at each, how often (in
+    reach, under the joint play) the joint player takes each action there. An unreached set counts
+    its first node's action once, with a negligible weight."""
     n = len(tree)
     reach = [0.0] * n
     reach[0] = 1.0
@@ -366,18 +368,18 @@ def _projection(tree: Tree, beh: Behaviour, team: tuple[int, int], joint: Respon
         if k == DECISION and tree.seat[h] in team:
             a = joint.choice[keys[h]]
             row = weight.setdefault(tree.key[h], [0.0] * len(ch))
-            row[a] += reach[h] + 1e-300 * (not any(row))  # an unreached set keeps its first node's action
+            row[a] += reach[h] + 1e-300 * (not any(row))
             for i, c in enumerate(ch):
                 reach[c] = reach[h] * (i == a)
             continue
         probs = tree.chance[h] if k == CHANCE else beh[tree.key[h]]
         for p, c in zip(probs, ch):
             reach[c] = reach[h] * p
-    return {k: max(range(len(row)), key=row.__getitem__) for k, row in weight.items()}
+    return weight
 
 
 def team_bounds(tree: Tree, beh: Behaviour, team: tuple[int, int], restarts: int = 2, seed: int = 0,
-                rounds: int = 50) -> TeamBounds:
+                rounds: int = 50, kicks: int = 0) -> TeamBounds:
     """The lower and upper bounds (module docstring) on what ``team`` gains against ``beh``."""
     a, b = team
     util = objective(tree, team)
@@ -409,17 +411,28 @@ def team_bounds(tree: Tree, beh: Behaviour, team: tuple[int, int], restarts: int
         steps += 1
         starts[f"seat {s}'s best response"] = with_choices(beh, plain.choice, tree)
         firsts[f"seat {s}'s best response"] = other
-    starts["the upper bound's projection"] = with_choices(beh, _projection(tree, beh, team, joint, joint_keys), tree)
+    # the upper bound's play seen from each partner's information sets: its most frequent action there
+    weight = _projection(tree, beh, team, joint, joint_keys)
+    starts["the upper bound's projection"] = with_choices(
+        beh, {k: max(range(len(row)), key=row.__getitem__) for k, row in weight.items()}, tree)
     firsts["the upper bound's projection"] = a
     rng = random.Random(seed)
     for r in range(restarts):
         picks = {k: rng.randrange(n) for k, n in sorted(tree.actions.items()) if k[0] in team}
-        starts[f"random {r}"] = with_choices(beh, dict(picks), tree)  # type: ignore[arg-type]
+        starts[f"random {r}"] = with_choices(beh, dict(picks), tree)
         firsts[f"random {r}"] = a
     ends: dict[str, float] = {}
     best_name, best_value, best_beh = "", float("-inf"), beh
     for name, start in starts.items():
         end, played = alternate(start, firsts[name])
+        ends[name] = end
+        if end > best_value + EPS:
+            best_name, best_value, best_beh = name, end, played
+    mine = [k for k in sorted(tree.actions) if k[0] in team]
+    for r in range(kicks):  # iterated local search: redraw a few of the best's sets, alternate again
+        picks = {k: rng.randrange(tree.actions[k]) for k in rng.sample(mine, max(1, len(mine) // 8))}
+        name = f"kick {r}"
+        end, played = alternate(with_choices(best_beh, dict(picks), tree), (a, b)[r % 2])
         ends[name] = end
         if end > best_value + EPS:
             best_name, best_value, best_beh = name, end, played
@@ -452,7 +465,7 @@ def policies_of(deck: str, game_id: str, tree: Tree, export: AnnotatedExport, ga
 
 
 def measure(tree: Tree, game: Any, beh: Behaviour, partitions: Sequence[tuple[tuple[int, int], ...]],
-            restarts: int, seed: int) -> dict[str, Any]:
+            restarts: int, seed: int, kicks: int = 0) -> dict[str, Any]:
     """One policy: OpenSpiel's NashConv / 4, each seat's own gain, each pair's bounds, each
     partition's team figures."""
     published = rv.exploitability(game, policy_of(tree, beh))
@@ -461,7 +474,7 @@ def measure(tree: Tree, game: Any, beh: Behaviour, partitions: Sequence[tuple[tu
     for split in partitions:
         for team in split:
             if team not in pairs:
-                pairs[team] = team_bounds(tree, beh, team, restarts, seed)
+                pairs[team] = team_bounds(tree, beh, team, restarts, seed, kicks=kicks)
     return {
         "nashconv/4": published,
         "seat_gains": gains,
@@ -477,7 +490,8 @@ def measure(tree: Tree, game: Any, beh: Behaviour, partitions: Sequence[tuple[tu
 
 
 def run_deck(deck: str, game_id: str, iterations: Sequence[int], bot_names: Sequence[str],
-             restarts: int, seed: int, deadline: float, log: Callable[[str], None] = print) -> dict[str, Any]:
+             restarts: int, seed: int, deadline: float, log: Callable[[str], None] = print,
+             kicks: int = 0) -> dict[str, Any]:
     asked = rv.BotPolicies(bot_names, seed, game_id)
     start = time.perf_counter()
     export = AnnotatedExport(deck, on_infoset=asked.visit, game_id=game_id, forced=False)
@@ -496,7 +510,7 @@ def run_deck(deck: str, game_id: str, iterations: Sequence[int], bot_names: Sequ
             log(f"  (the time limit: {name} and later not measured)")
             break
         begun = time.perf_counter()
-        res = measure(tree, game, beh, partitions, restarts, seed)
+        res = measure(tree, game, beh, partitions, restarts, seed, kicks)
         res["seconds"] = round(time.perf_counter() - begun, 1)
         res["load"] = round(os.getloadavg()[0], 1)
         result["policies"][name] = res
@@ -517,6 +531,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--iterations", default="10,100", help="CFR and CFR+ average policies after these")
     ap.add_argument("--bots", default="greedy,easy,normal")
     ap.add_argument("--restarts", type=int, default=2, help="random starts of the alternation, each pair")
+    ap.add_argument("--kicks", type=int, default=10,
+                    help="then this many times: redraw an eighth of the best deviation's sets at random, alternate again")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=30.0, help="start no policy after this long")
     ap.add_argument("--json", default="")
@@ -534,7 +550,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"(the time limit: {deck} and later not run)")
             break
         results.append(run_deck(deck, args.game, [int(i) for i in args.iterations.split(",") if i],
-                                [b for b in args.bots.split(",") if b], args.restarts, args.seed, deadline))
+                                [b for b in args.bots.split(",") if b], args.restarts, args.seed, deadline,
+                                kicks=args.kicks))
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(results, indent=1) + "\n")

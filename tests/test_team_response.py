@@ -121,8 +121,7 @@ def _openspiel_values(tr: Any, tree: Any, game: Any, beh: Any) -> list[float]:
     return list(pyspiel.expected_returns(game.new_initial_state(), policy, -1, True))
 
 
-CASES = [("updown-sueca", "7A:DH:1", (0, 2)), ("updown-sueca", "7A:DH:1", (0, 3)),
-         ("euchre", "9TJQK:H:1", (0, 2)), ("euchre", "9TJQK:H:1", (1, 3))]
+CASES = [("updown-sueca", "7A:DH:1", (0, 2)), ("updown-sueca", "7A:DH:1", (0, 3)), ("euchre", "9TJQK:H:1", (1, 3))]
 
 
 @pytest.mark.parametrize(("game_id", "deck"), [("updown-sueca", "7A:DH:1"), ("euchre", "9TJQK:H:1")])
@@ -146,7 +145,7 @@ def test_the_tree_is_openspiels_game(tr: Any, game_id: str, deck: str) -> None:
 def test_the_bounds_on_a_research_deck(tr: Any, game_id: str, deck: str, team: tuple[int, int]) -> None:
     tree, game, _export, policies = _deck(tr, game_id, deck)
     for name, beh in policies.items():
-        bounds = tr.team_bounds(tree, beh, team, restarts=1)
+        bounds = tr.team_bounds(tree, beh, team, restarts=1, kicks=2)
         assert -1e-12 <= bounds.lower_gain <= bounds.upper_gain + 1e-12, name
         # the lower bound is a real policy: pure at every information set of both partners (an
         # information set of the EFG game: the seat's own), the policy everywhere else
