@@ -62,6 +62,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
@@ -211,38 +213,112 @@ def pure(n: int, action: int) -> list[float]:
     return [float(a == action) for a in range(n)]
 
 
-def objective(tree: Tree, seats: Iterable[int]) -> list[float]:
+def objective(tree: Tree, seats: Iterable[int]) -> np.ndarray:
     """At each terminal node, the sum of ``seats``' payoffs (0 elsewhere)."""
     seats = list(seats)
-    return [sum(tree.payoff[h][s] for s in seats) if tree.kind[h] == TERMINAL else 0.0 for h in range(len(tree))]
+    return np.array([sum(tree.payoff[h][s] for s in seats) if tree.kind[h] == TERMINAL else 0.0
+                     for h in range(len(tree))])
 
 
-def evaluate(tree: Tree, beh: Behaviour, util: list[float], choice: dict[Hashable, int] | None = None,
-             keys: list[Hashable] | None = None) -> list[float]:
-    """Every node's expected ``util`` when play follows ``beh``, except at the decision nodes with a
-    key in ``keys`` (a deviating player's information sets): there ``choice[key]`` is played (a node
-    whose key has no choice yet is worth 0: a caller does not read it)."""
-    kind, children, chance, ikey = tree.kind, tree.children, tree.chance, tree.key
-    v = [0.0] * len(kind)
-    for h in range(len(kind) - 1, -1, -1):
-        k = kind[h]
-        if k == TERMINAL:
-            v[h] = util[h]
-        elif k == CHANCE:
-            v[h] = sum(p * v[c] for p, c in zip(chance[h], children[h]))
-        else:
-            own = keys[h] if keys is not None else None
-            if own is not None:
-                a = choice.get(own) if choice is not None else None
-                v[h] = v[children[h][a]] if a is not None else 0.0
-            else:
-                v[h] = sum(p * v[c] for p, c in zip(beh[ikey[h]], children[h]))
+@dataclass
+class Arrays:
+    """A :class:`Tree` as numpy arrays, for passes over all its nodes at once, level by level. An
+    edge is named by its child node (every node but the root has one parent)."""
+
+    parent: np.ndarray
+    action: np.ndarray
+    """The child's position among its parent's children (its action's index)."""
+    chance: np.ndarray
+    """The edge's probability when its parent is a chance node (0 else)."""
+    slot: np.ndarray
+    """When its parent is a decision node: the index of (its information set, the action) in a
+    flat behaviour vector (-1 else)."""
+    decision: np.ndarray
+    """Is the node a decision node."""
+    seat: np.ndarray
+    kid: np.ndarray
+    """A decision node's information set as an index into ``keys`` (-1 else)."""
+    keys: list[Key]
+    offset: np.ndarray
+    """Each information set's first slot."""
+    levels: list[np.ndarray]
+    """The edges by their child's depth, deepest last (level 0 is empty: the root)."""
+
+    @classmethod
+    def of(cls, tree: Tree) -> Arrays:
+        n = len(tree)
+        keys = sorted(tree.actions)
+        index = {k: i for i, k in enumerate(keys)}
+        offset = np.zeros(len(keys) + 1, dtype=np.int64)
+        offset[1:] = np.cumsum([tree.actions[k] for k in keys])
+        parent = np.full(n, -1, dtype=np.int64)
+        action = np.zeros(n, dtype=np.int64)
+        chance = np.zeros(n)
+        slot = np.full(n, -1, dtype=np.int64)
+        depth = np.zeros(n, dtype=np.int64)
+        kid = np.full(n, -1, dtype=np.int64)
+        for h in range(n):
+            ch = tree.children[h]
+            if tree.kind[h] == DECISION:
+                kid[h] = index[tree.key[h]]
+            for i, c in enumerate(ch):
+                parent[c], action[c], depth[c] = h, i, depth[h] + 1
+                if tree.kind[h] == CHANCE:
+                    chance[c] = tree.chance[h][i]
+                else:
+                    slot[c] = offset[kid[h]] + i
+        order = np.argsort(depth, kind="stable")
+        bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+        levels = [order[bounds[d]:bounds[d + 1]] for d in range(int(depth.max()) + 1)]
+        return cls(parent, action, chance, slot, np.array(tree.kind) == DECISION, np.array(tree.seat), kid,
+                   keys, offset, levels)
+
+    def flat(self, beh: Behaviour) -> np.ndarray:
+        return np.concatenate([np.asarray(beh[k], dtype=float) for k in self.keys])
+
+
+_ARRAYS: dict[int, tuple[Tree, Arrays]] = {}
+
+
+def arrays(tree: Tree) -> Arrays:
+    """The tree's :class:`Arrays`, made once (a tree is not changed once built)."""
+    got = _ARRAYS.get(id(tree))
+    if got is None or got[0] is not tree:
+        got = _ARRAYS[id(tree)] = (tree, Arrays.of(tree))
+    return got[1]
+
+
+def _edge_probs(ar: Arrays, beh: Behaviour, mover: np.ndarray | None = None,
+                choice: np.ndarray | None = None, jkid: np.ndarray | None = None) -> np.ndarray:
+    """Each edge's probability: chance's, the behaviour's, or at the nodes where ``mover`` is true,
+    1 for the action ``choice[jkid[parent]]`` and 0 for the others (and for an undecided set)."""
+    flat = ar.flat(beh)
+    q = np.where(ar.slot >= 0, flat[np.maximum(ar.slot, 0)], ar.chance)
+    if mover is not None and choice is not None and jkid is not None:
+        p = np.maximum(ar.parent, 0)
+        own = mover[p] & (ar.parent >= 0)
+        q[own] = (choice[jkid[p[own]]] == ar.action[own]).astype(float)
+    return q
+
+
+def _values(ar: Arrays, q: np.ndarray, util: np.ndarray) -> np.ndarray:
+    """Every node's expected ``util`` with edge probabilities ``q``."""
+    n = len(util)
+    v = np.array(util, dtype=float)
+    for edges in reversed(ar.levels[1:]):
+        v += np.bincount(ar.parent[edges], weights=q[edges] * v[edges], minlength=n)
     return v
+
+
+def evaluate(tree: Tree, beh: Behaviour, util: np.ndarray) -> np.ndarray:
+    """Every node's expected ``util`` when play follows ``beh``."""
+    ar = arrays(tree)
+    return _values(ar, _edge_probs(ar, beh), util)
 
 
 def value(tree: Tree, beh: Behaviour, seats: Iterable[int]) -> float:
     """The expected sum of ``seats``' utilities under ``beh``."""
-    return evaluate(tree, beh, objective(tree, seats))[0]
+    return float(evaluate(tree, beh, objective(tree, seats))[0])
 
 
 @dataclass
@@ -253,7 +329,7 @@ class Response:
     """Its expected objective (the sum of the objective seats' utilities)."""
 
 
-def best_response(tree: Tree, beh: Behaviour, seats: Sequence[int], util: list[float],
+def best_response(tree: Tree, beh: Behaviour, seats: Sequence[int], util: np.ndarray,
                   keys: list[Hashable] | None = None) -> Response:
     """The exact best response, for the objective ``util``, of a player who plays every decision of
     ``seats`` and whose information set at a node is ``keys[node]`` (default: the seat's own, so
@@ -263,45 +339,55 @@ def best_response(tree: Tree, beh: Behaviour, seats: Sequence[int], util: list[f
     Information sets are decided deepest first: at each, the action of the highest expected
     ``util`` weighted by the others' and chance's reach of each of its nodes, given the player's
     choices further down."""
+    ar = arrays(tree)
     n = len(tree)
-    mine = set(seats)
+    mover = ar.decision & np.isin(ar.seat, list(seats))
     if keys is None:
-        keys = [tree.key[h] if tree.kind[h] == DECISION and tree.seat[h] in mine else None for h in range(n)]
-    reach = [0.0] * n
-    depth = [0] * n
+        names: list[Hashable] = [ar.keys[i] for i in np.unique(ar.kid[mover])]
+        jkid = np.full(n, -1, dtype=np.int64)
+        remap = np.full(len(ar.keys), -1, dtype=np.int64)
+        remap[np.unique(ar.kid[mover])] = np.arange(len(names))
+        jkid[mover] = remap[ar.kid[mover]]
+    else:
+        ids: dict[Hashable, int] = {}
+        jkid = np.array([ids.setdefault(keys[h], len(ids)) if mover[h] else -1 for h in range(n)], dtype=np.int64)
+        names = list(ids)
+    m = len(names)
+    nact = np.zeros(m, dtype=np.int64)
+    np.maximum.at(nact, jkid[mover], np.array([len(tree.children[h]) for h in np.flatnonzero(mover)], dtype=np.int64))
+    joff = np.zeros(m + 1, dtype=np.int64)
+    joff[1:] = np.cumsum(nact)
+    p = np.maximum(ar.parent, 0)
+    from_mover = mover[p] & (ar.parent >= 0)
+    jslot = np.where(from_mover, joff[jkid[p]] + ar.action, -1)
+    # the others' and chance's reach, and each node's depth in the player's own decisions
+    q = _edge_probs(ar, beh)
+    q_reach = np.where(from_mover, 1.0, q)
+    reach = np.zeros(n)
     reach[0] = 1.0
-    levels: dict[int, list[int]] = {}
-    key_depth: dict[Hashable, int] = {}
-    for h in range(n):
-        k = tree.kind[h]
-        if k == TERMINAL:
-            continue
-        r, ch, d = reach[h], tree.children[h], depth[h]
-        own = keys[h] if k == DECISION else None
-        if own is not None:
-            levels.setdefault(d, []).append(h)
-            assert key_depth.setdefault(own, d) == d, "the responding player forgets: no perfect recall"
-            for c in ch:
-                reach[c] = r
-                depth[c] = d + 1
-            continue
-        probs = tree.chance[h] if k == CHANCE else beh[tree.key[h]]
-        for p, c in zip(probs, ch):
-            reach[c] = r * p
-            depth[c] = d
-    choice: dict[Hashable, int] = {}
-    for level in sorted(levels, reverse=True):
-        v = evaluate(tree, beh, util, choice, keys)
-        scores: dict[Hashable, list[float]] = {}
-        for h in levels[level]:
-            ch = tree.children[h]
-            row = scores.setdefault(keys[h], [0.0] * len(ch))
-            r = reach[h]
-            for i, c in enumerate(ch):
-                row[i] += r * v[c]
-        for own, row in scores.items():
-            choice[own] = max(range(len(row)), key=row.__getitem__)  # the first of equal ones
-    return Response(choice, evaluate(tree, beh, util, choice, keys)[0])
+    own = np.zeros(n, dtype=np.int64)
+    for edges in ar.levels[1:]:
+        reach[edges] = reach[ar.parent[edges]] * q_reach[edges]
+        own[edges] = own[ar.parent[edges]] + mover[ar.parent[edges]]
+    low = np.full(m, 1 << 40, dtype=np.int64)
+    high = np.full(m, -1, dtype=np.int64)
+    np.minimum.at(low, jkid[mover], own[mover])
+    np.maximum.at(high, jkid[mover], own[mover])
+    assert (low == high).all(), "the responding player forgets: no perfect recall"
+    choice = np.full(m, -1, dtype=np.int64)
+    owner = np.repeat(np.arange(m), nact)
+    local = np.arange(int(joff[-1])) - joff[owner]
+    edge_level = np.where(from_mover, own[p], -1)
+    for level in sorted(set(low.tolist()), reverse=True):
+        v = _values(ar, _edge_probs(ar, beh, mover, choice, jkid), util)
+        edges = np.flatnonzero(edge_level == level)
+        scores = np.bincount(jslot[edges], weights=reach[ar.parent[edges]] * v[edges], minlength=int(joff[-1]))
+        best = np.maximum.reduceat(scores, joff[:-1])
+        first = np.minimum.reduceat(np.where(scores >= best[owner], local, 1 << 40), joff[:-1])
+        decided = low == level
+        choice[decided] = first[decided]
+    total = _values(ar, _edge_probs(ar, beh, mover, choice, jkid), util)[0]
+    return Response({names[i]: int(choice[i]) for i in range(m)}, float(total))
 
 
 def with_choices(beh: Behaviour, choice: dict[Hashable, int], tree: Tree) -> Behaviour:
@@ -318,7 +404,7 @@ def seat_gains(tree: Tree, beh: Behaviour) -> list[float]:
     gains = []
     for s in range(tree.players):
         util = objective(tree, [s])
-        gains.append(best_response(tree, beh, [s], util).value - evaluate(tree, beh, util)[0])
+        gains.append(best_response(tree, beh, [s], util).value - float(evaluate(tree, beh, util)[0]))
     return gains
 
 
@@ -355,26 +441,22 @@ def _projection(tree: Tree, beh: Behaviour, team: tuple[int, int], joint: Respon
                 keys: list[Hashable]) -> dict[Key, list[float]]:
     """The joint best response seen from each partner's information sets: at each, how often (in
     reach, under the joint play) the joint player takes each action there. An unreached set counts
-    its first node's action once, with a negligible weight."""
+    the action at its first node, with a negligible weight."""
+    ar = arrays(tree)
     n = len(tree)
-    reach = [0.0] * n
+    mover = ar.decision & np.isin(ar.seat, list(team))
+    chosen = np.full(n, -1, dtype=np.int64)
+    for h in np.flatnonzero(mover):
+        chosen[h] = joint.choice[keys[h]]
+    q = _edge_probs(ar, beh, mover, chosen, np.arange(n))
+    reach = np.zeros(n)
     reach[0] = 1.0
+    for edges in ar.levels[1:]:
+        reach[edges] = reach[ar.parent[edges]] * q[edges]
     weight: dict[Key, list[float]] = {}
-    for h in range(n):
-        k = tree.kind[h]
-        if k == TERMINAL:
-            continue
-        ch = tree.children[h]
-        if k == DECISION and tree.seat[h] in team:
-            a = joint.choice[keys[h]]
-            row = weight.setdefault(tree.key[h], [0.0] * len(ch))
-            row[a] += reach[h] + 1e-300 * (not any(row))
-            for i, c in enumerate(ch):
-                reach[c] = reach[h] * (i == a)
-            continue
-        probs = tree.chance[h] if k == CHANCE else beh[tree.key[h]]
-        for p, c in zip(probs, ch):
-            reach[c] = reach[h] * p
+    for h in np.flatnonzero(mover):
+        row = weight.setdefault(tree.key[h], [0.0] * tree.actions[tree.key[h]])
+        row[chosen[h]] += reach[h] + 1e-300 * (not any(row))
     return weight
 
 
@@ -383,7 +465,7 @@ def team_bounds(tree: Tree, beh: Behaviour, team: tuple[int, int], restarts: int
     """The lower and upper bounds (module docstring) on what ``team`` gains against ``beh``."""
     a, b = team
     util = objective(tree, team)
-    base = evaluate(tree, beh, util)[0]
+    base = float(evaluate(tree, beh, util)[0])
     joint_keys = tree.team_views(team)
     joint = best_response(tree, beh, team, util, joint_keys)
     steps = 1

@@ -121,7 +121,8 @@ def _openspiel_values(tr: Any, tree: Any, game: Any, beh: Any) -> list[float]:
     return list(pyspiel.expected_returns(game.new_initial_state(), policy, -1, True))
 
 
-CASES = [("updown-sueca", "7A:DH:1", (0, 2)), ("updown-sueca", "7A:DH:1", (0, 3)), ("euchre", "9TJQK:H:1", (1, 3))]
+CASES = [("updown-sueca", "7A:DH:1", (0, 2)), ("updown-sueca", "7A:DH:1", (0, 3)),
+         ("euchre", "9TJQK:H:1", (0, 2)), ("euchre", "9TJQK:H:1", (1, 3))]
 
 
 @pytest.mark.parametrize(("game_id", "deck"), [("updown-sueca", "7A:DH:1"), ("euchre", "9TJQK:H:1")])
