@@ -563,6 +563,7 @@ class Hub:
             live.charger = self.charge
             live.health = self.health
             live.unseated = self.close_unseated
+            live.reread = self.refresh
             live.shared = self.multi
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
             live.absorb(rows)
@@ -614,10 +615,11 @@ class Hub:
                     self.close_unseated(conn, "signed out")
 
     async def after_step(self, live: Live) -> None:
+        """A step this process stored (and applied): frames, the other processes, the lobby, the driver."""
         await live.broadcast()
         await self.bus.publish(live.id)
         await self.lobby_changed(live)  # the step that ends the game
-        live.kick()
+        live.kick(read_first=False)
 
     async def changed(self, live: Live) -> None:
         """Seats or status changed here: tell our clients and the other processes."""

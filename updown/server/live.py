@@ -66,6 +66,10 @@ class Unseated(ActionError):
         self.signed_out = signed_out
 
 
+async def _nothing(_live: Live) -> None:
+    return None
+
+
 def standin_bot(game: Game[Any]) -> str:
     """The bot that plays for an away or departed person."""
     names = bot_names(game.id)
@@ -152,6 +156,8 @@ class Live:
         """When the driving loop last stopped on a fault; the hub's watchdog restarts it."""
         self.pool: BotPool | None = None
         """Where bots that search think (``botpool.py``), in this table's turn; None: in this process."""
+        self.reread: Callable[[Live], Awaitable[None]] = _nothing
+        """Reads the table's status and seats again from the database (the hub's ``refresh``)."""
         for k in self.frames:
             self._frame_check(k)
 
@@ -410,10 +416,23 @@ class Live:
         (:class:`Unseated` if it no longer holds the seat). The caller acknowledges and then calls
         :attr:`notify` (broadcast, bus, driver)."""
         async with self.lock:
+            judged_again = False
             for _attempt in range(5):
                 if client_id is not None and (seat, client_id) in self.client_ids:
                     return self.client_ids[(seat, client_id)]
-                self._check(seat, action)
+                try:
+                    self._check(seat, action)
+                except ActionError:
+                    if not self.shared or judged_again:
+                        raise
+                    # Judged on this process's copy, which may be behind the database: another
+                    # process stored steps, or started the table, and its note has not come yet.
+                    # Refused only once judged again against the stored state (two reads, on a
+                    # refusal only: an accepted action needs none, its commit finds a table behind).
+                    judged_again = True
+                    await self.reread(self)
+                    await self.catch_up()
+                    continue
                 row = StepRow(len(self.steps) + 1, seat, None, self.game.action_to_str(action), client_id, by,
                               time.time())
                 cost = self.state.leave_cost(seat) if by == "leave" else 0
@@ -526,16 +545,25 @@ class Live:
             log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
         await self.notify(self)
 
-    def kick(self) -> None:
-        """Make sure the driving loop runs (only where this process owns the table)."""
-        if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
-            self.driver = asyncio.get_running_loop().create_task(self._drive())
+    def kick(self, read_first: bool = True) -> None:
+        """Make sure the driving loop runs (only where this process owns the table).
 
-    async def _drive(self) -> None:
+        ``read_first``: with several processes, the loop first reads the steps others stored. False
+        right after a step of this process's own (the table is as stored then, but for a step another
+        process stores meanwhile, and that one makes the next commit a conflict, after which the
+        table catches up): no read an action."""
+        if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
+            self.driver = asyncio.get_running_loop().create_task(self._drive(read_first))
+
+    async def _drive(self, read_first: bool = True) -> None:
+        read = read_first
         try:
             while self.owned and self.status == "running":
                 async with self.lock:
-                    await self.catch_up()
+                    if read:
+                        await self.catch_up()
+                    # Then only after a conflict or refusal (``submit``, ``chance_steps`` catch up themselves).
+                    read = False
                     if self.state.is_terminal() or self.status != "running":
                         return
                     if self.state.is_chance():

@@ -436,7 +436,8 @@ class Store:
     @staticmethod
     def _check_actor(s: DbSession, table_id: str, actor: Actor) -> None:
         """Raise :class:`Unheld` unless the actor's session is valid now (as :meth:`session_account`
-        judges it) and its account holds the seat (a person's, not left)."""
+        judges it) and its account holds the seat (a person's, not left). A seat stored as away (its
+        time ran out, marked by the process that drives the table) is back: its person acts."""
         signed_in = s.execute(
             select(Session.account_id).join(Account, Account.id == Session.account_id)
             .where(Session.token_hash == actor.session, Session.account_id == actor.account_id,
@@ -444,10 +445,13 @@ class Store:
         if signed_in is None:
             raise Unheld(signed_out=True)
         held = s.execute(
-            select(Seat.seat).where(Seat.table_id == table_id, Seat.seat == actor.seat, Seat.kind == "person",
+            select(Seat.away).where(Seat.table_id == table_id, Seat.seat == actor.seat, Seat.kind == "person",
                                     Seat.account_id == actor.account_id, Seat.left == false())).first()
         if held is None:
             raise Unheld(signed_out=False)
+        if held.away:  # (the process that acts sets an away it knows of back first; this one it had not heard of)
+            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == actor.seat)
+                      .values(away=False, away_since=None))
 
     def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
                actor: Actor | None = None) -> None:

@@ -229,11 +229,13 @@ async def act(svc: Services, live: Live, conn: Connection, msg: dict[str, Any], 
         return
     seat_now = live.seats[conn.key]
     quick = conn.session is not None and conn.account_id is not None and seat_now.held_by(conn.account_id) \
-        and not seat_now.away and (conn.key, cid) not in live.client_ids and not hub.multi
-    # The session and the seat are checked on every action. Alone, this process knows its seats, and
-    # the check of the session (and again of the seat) is made in the transaction that stores the step
-    # (``Actor``): no read before it. With several processes, or for a resend, an away seat (set back
-    # first) or a seat this process sees as not the account's, they are read first, as for other messages.
+        and not seat_now.away and (conn.key, cid) not in live.client_ids
+    # The session and the seat are checked on every action, in the transaction that stores the step
+    # (``Actor``): no read before it, with one process or several. That transaction also finds a table
+    # this process is behind on (another process stored the step's number first: caught up, judged
+    # again) and clears an away the seat got elsewhere; a refusal judged on this process's copy is
+    # judged again after catching up (``Live.submit``). For a resend, an away seat (set back first) or
+    # a seat this process sees as not the account's, they are read first, as for other messages.
     if not quick and not await seated(svc, live, conn, cid):
         return
 

@@ -1,0 +1,280 @@
+"""An action on a server of several processes (issue 35) is checked and judged against the stored
+state without reading it first.
+
+Before, with Redis every action read the table's seats and the session before its transaction,
+which checks both again. Now an action goes straight to that transaction, as with one process; what
+the reads also gave, a table brought up to date with what the other processes stored, comes from
+the transaction itself: a step number another process took first is a conflict, after which the
+table catches up and the action is judged again; a refusal judged on this process's copy is judged
+again after catching up. These tests run one server in this process (the FastAPI app through
+Starlette's test client) that believes it shares its tables (``Hub.multi``) but hears no notes at
+all: every step "another process" stores (written here through a ``Store`` of its own, as that
+process would) is one whose note was withheld. Deterministic: nothing waits for a note.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session as DbSession
+from starlette.testclient import TestClient, WebSocketTestSession
+
+from updown.core.protocol import State
+from updown.core.registry import get_game
+from updown.server.app import create_app
+from updown.server.db import make_engine, upgrade
+from updown.server.deps import COOKIE
+from updown.server.hub import Hub
+from updown.server.models import Seat, Step, Table
+from updown.server.settings import Settings
+from updown.server.store import Actor, Conflict, Store, StepRow, token_hash
+
+PEOPLE = ("ann", "bob", "cid", "dan")
+
+
+class Site:
+    """One server in this process that takes itself for one of several (its notes go nowhere and
+    none come), the table's four people (ann's socket on it), and the other process's store."""
+
+    def __init__(self, tmp_path: Path):
+        self.db = f"sqlite:///{tmp_path / 'updown.db'}"
+        self.app = create_app(Settings(db=self.db, bot_delay=0, bot_workers=0))
+        self.hub: Hub = self.app.state.hub
+        self.hub.multi = True  # as with --redis: its tables may be changed by other processes
+        self.client = TestClient(self.app)
+        self.client.__enter__()
+        self.elsewhere = Store(make_engine(self.db))
+        """The other process: it stores steps this one is not told of."""
+        self.sessions: dict[str, tuple[str, int]] = {}
+        for name in PEOPLE:
+            self.client.cookies.clear()
+            r = self.client.post("/api/register", json={"name": name, "password": "pass-word-1"})
+            assert r.status_code == 200, r.text
+            self.sessions[name] = (r.cookies[COOKIE], r.json()["id"])
+        self.as_("ann")
+        r = self.client.post("/api/tables", json={"game": "updown", "seats": ["me", "open", "open", "open"],
+                                                  "options": {"rounds": 1}, "grace": 3600})
+        assert r.status_code == 200, r.text
+        self.table = r.json()["id"]
+        for name in PEOPLE[1:]:
+            self.as_(name)
+            r = self.client.post(f"/api/tables/{self.table}/join", json={})
+            assert r.status_code == 200, r.text
+        self.as_("ann")
+        self.game = get_game("updown")
+        self.options = self.game.Options.from_dict({"rounds": 1})
+
+    def as_(self, name: str) -> None:
+        self.client.cookies.clear()
+        self.client.cookies.set(COOKIE, self.sessions[name][0])
+
+    def close(self) -> None:
+        self.client.__exit__(None, None, None)
+        self.elsewhere.engine.dispose()
+
+    def stored(self) -> tuple[State, int]:
+        """The table's state from its stored steps, and their count."""
+        state = self.game.new_state(4, self.options)
+        rows = self.elsewhere.steps(self.table)
+        for row in rows:
+            state.apply(self.game.parse_action(row.notation), row.seat)
+        return state, len(rows)
+
+    def wait_stored(self, done: Callable[[State], bool], timeout: float = 60.0) -> State:
+        deadline = time.time() + timeout
+        while True:
+            state, _n = self.stored()
+            if done(state):
+                return state
+            assert time.time() < deadline, "the server did not store what was expected"
+            time.sleep(0.05)
+
+    def play_elsewhere(self, stop: Callable[[State], bool], first: int | None = None) -> int:
+        """The other process stores steps (each seat's first legal action; chance drawn at random),
+        ``first`` as the next action of the seat to act if given, until ``stop``. Returns how many."""
+        rng = random.Random(7)
+        stored = 0
+        while True:
+            state, n = self.stored()
+            if stop(state) or state.is_terminal():
+                return stored
+            if state.is_chance():
+                row = StepRow(n + 1, None, state.chance_label(), self.game.action_to_str(state.sample_chance(rng)),
+                              None, "chance", time.time())
+                actor = None
+            else:
+                seat = state.actors()[0]
+                action = first if first is not None and not stored else state.legal_actions(seat)[0]
+                row = StepRow(n + 1, seat, None, self.game.action_to_str(action), f"other-{n + 1}", "player",
+                              time.time())
+                token, account = self.sessions[PEOPLE[seat]]
+                actor = Actor(token_hash(token), account, seat)
+            try:
+                self.elsewhere.commit(self.table, [row], None, actor)
+                stored += 1
+            except Conflict:
+                continue  # the server stored this number first (a deal): read again
+
+    def note(self) -> None:
+        """The note of the other process's steps arrives (as the Redis listener hands it over)."""
+        self.client.portal.call(self.hub.changed_elsewhere, self.table)  # type: ignore[union-attr]
+
+    def in_memory(self) -> int:
+        return len(self.hub.lives[self.table].steps)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    s = Site(tmp_path)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+@contextmanager
+def _socket(site: Site) -> Iterator[WebSocketTestSession]:
+    with site.client.websocket_connect(f"/ws/tables/{site.table}") as ws:
+        hello = ws.receive_json()
+        assert hello["type"] == "hello" and hello["seat"] == 0
+        yield ws
+
+
+def _until(ws: WebSocketTestSession, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    for _ in range(500):
+        msg = ws.receive_json()
+        if done(msg):
+            return msg
+    raise AssertionError("no such message in 500")
+
+
+def _answer(ws: WebSocketTestSession, cid: str) -> dict[str, Any]:
+    return _until(ws, lambda m: m.get("id") == cid and m["type"] in ("ack", "error"))
+
+
+def _ann_to_act(state: State) -> bool:
+    return not state.is_chance() and 0 in state.actors()
+
+
+def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Site) -> None:
+    """Steps stored by another process whose note never came: an action this process's copy would
+    accept is refused as the stored state refuses it, and one it would refuse is accepted and stored
+    after them. Without the catch-up (after the transaction's conflict, and before a refusal) the
+    first would be stored on a stale position or refused busy, the second refused."""
+    site.wait_stored(lambda s: not s.is_chance())  # the server dealt (it drives the table)
+    with _socket(site) as ws:
+        # Ann's turn, in the database and (once the note of the steps before comes) in this process.
+        site.play_elsewhere(_ann_to_act)
+        site.note()
+        frame = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]))
+        # Ann plays a card in another tab, on the other process, and play goes on there past her turn.
+        mine = frame["legal"][0]["id"]
+        site.play_elsewhere(lambda s: not s.is_chance() and 0 not in s.actors(), first=mine)
+        before, n = site.stored()
+        assert site.in_memory() < n
+        # This tab, behind, still shows her turn and plays another card: refused as the stored state says.
+        other = frame["legal"][-1]["id"]
+        ws.send_json({"type": "act", "id": "stale", "action": other})
+        answer = _answer(ws, "stale")
+        assert answer["type"] == "error" and answer["code"] in ("not-your-turn", "illegal"), answer
+        after, n_after = site.stored()
+        assert n_after == n and after.view(None) == before.view(None)  # nothing stored
+        assert site.in_memory() == n  # caught up
+
+        # The other process plays on to Ann's turn again; this one hears nothing and thinks another seat
+        # must act. Ann (in the database's turn) plays: accepted, stored after those steps.
+        assert site.play_elsewhere(_ann_to_act) >= 1
+        state, n = site.stored()
+        assert _ann_to_act(state) and site.in_memory() < n
+        card = state.legal_actions(0)[0]
+        ws.send_json({"type": "act", "id": "fresh", "action": card})
+        assert _answer(ws, "fresh")["type"] == "ack"
+        with DbSession(site.elsewhere.engine) as s:
+            row = s.execute(select(Step.n, Step.seat, Step.notation).where(Step.table_id == site.table,
+                                                                          Step.client_id == "fresh")).one()
+        assert tuple(row) == (n + 1, 0, site.game.action_to_str(card))
+        # Her page then shows every step, the other process's too: her view is the stored state's.
+        final, _n = site.stored()
+        view = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and m["n"] >= 1 and
+                      {k: v for k, v in m["view"].items() if k != "log"} ==
+                      {k: v for k, v in final.view(0).items() if k != "log"})
+        assert view is not None
+
+
+@contextmanager
+def _statements(engine: Any) -> Iterator[list[tuple[str, str]]]:
+    seen: list[tuple[str, str]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        seen.append((threading.current_thread().name, " ".join(statement.split())))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def test_an_action_reads_nothing_before_its_transaction_with_several_processes(site: Site) -> None:
+    """From the action's frame to its ack, the only statements are those of the transaction that
+    stores the step (in the store's writer thread): no read of the table, its seats or the session
+    before it, as there was for every action with Redis."""
+    site.wait_stored(lambda s: not s.is_chance())
+    with _socket(site) as ws:
+        site.play_elsewhere(_ann_to_act)
+        site.note()
+        frame = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]))
+        for task in site.hub.tasks:  # the clock, watch and lease loops: their statements are not the action's
+            site.client.portal.call(_cancel, task)  # type: ignore[union-attr]
+        store: Store = site.app.state.store
+        with _statements(store.engine) as seen:
+            ws.send_json({"type": "act", "id": "quick", "action": frame["legal"][0]["id"]})
+            assert _answer(ws, "quick")["type"] == "ack"
+            acted = list(seen)
+        assert acted, "no statement at all: the step was not stored"
+        assert all(thread.startswith("updown-writer") for thread, _sql in acted), acted
+        reads = [sql for _thread, sql in acted if sql.upper().startswith("SELECT")]
+        assert not any(" FROM tables" in sql for sql in reads), reads
+        assert any(sql.upper().startswith("INSERT INTO STEPS") for _t, sql in acted), acted
+        with DbSession(site.elsewhere.engine) as s:
+            assert s.scalar(select(Step.n).where(Step.table_id == site.table, Step.client_id == "quick")) is not None
+
+
+async def _cancel(task: Any) -> None:
+    task.cancel()
+
+
+def test_an_away_stored_elsewhere_is_cleared_by_the_persons_action(tmp_path: Path) -> None:
+    """The process that drives a table marks a seat away (its time ran out); the person acts through
+    another process that has not heard of it: the step's transaction sets the seat back, so that the
+    stand-in does not go on playing for someone who is here."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'updown.db'}")
+    upgrade(engine)
+    store = Store(engine)
+    ann = store.create_account("ann", "person", None)
+    assert ann is not None
+    store.create_table(
+        Table(id="t1", game="updown", players=2, options="{}", seed="s", timer=10.0, grace=60.0, rated=False,
+              private=False, status="running", created_by=ann, created_at=time.time()),
+        [Seat(table_id="t1", seat=0, kind="person", account_id=ann, name="ann"),
+         Seat(table_id="t1", seat=1, kind="bot", bot="random", name="bot")])
+    token = store.new_session(ann)
+    store.set_seat("t1", 0, away=True, away_since=time.time())
+    store.commit("t1", [StepRow(1, 0, None, "x", "a1", "player", time.time())], None, Actor(token_hash(token), ann, 0))
+    found = store.table("t1")
+    assert found is not None
+    assert (found[1][0].away, found[1][0].away_since) == (False, None)
+    # A bot's or chance's step (no actor) leaves an away seat away.
+    store.set_seat("t1", 0, away=True, away_since=123.0)
+    store.commit("t1", [StepRow(2, 1, None, "y", None, "bot", time.time())], None)
+    found = store.table("t1")
+    assert found is not None and found[1][0].away and found[1][0].away_since == 123.0
+    engine.dispose()
