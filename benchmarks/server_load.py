@@ -3,6 +3,7 @@ legal actions through a real WebSocket on 127.0.0.1, against one server process 
 
     python benchmarks/server_load.py --tables 200 --seconds 60 [--think 0.5] [--db URL]
     python benchmarks/server_load.py ... --src /tmp/step-base    # the server of another checkout
+    python benchmarks/server_load.py ... --src before=/tmp/base,after=. --rounds 2   # two checkouts, interleaved
     python benchmarks/server_load.py ... --py-spy prof.txt       # where the (first) server's time goes
     python benchmarks/server_load.py --db postgresql+psycopg://... --redis redis://... \\
         --processes 1,2,4 --rounds 2                             # scale-out, runs interleaved
@@ -80,7 +81,10 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
-        args = [sys.executable, "-c", "from updown.cli.app import main; main()", "serve", "--db", self.db,
+        # -P: the working directory is not put first on the path, so that --src (PYTHONPATH) is what is
+        # imported even when this runs from another checkout (before, a run from the repository's root
+        # imported that root's server whatever --src said).
+        args = [sys.executable, "-P", "-c", "from updown.cli.app import main; main()", "serve", "--db", self.db,
                 "--port", str(self.port), "--bot-delay", str(self.bot_delay)]
         if self.redis:
             args += ["--redis", self.redis]
@@ -424,7 +428,10 @@ def drop_database(url: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, index: int) -> dict[str, Any]:
+def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, index: int,
+            src: tuple[str, str] | None = None) -> dict[str, Any]:
+    if src is not None:  # the servers started below import the package from this tree
+        os.environ["PYTHONPATH"] = str(Path(src[1]).resolve())
     db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/load{index}.db", None)
     servers: list[Server] = []
     extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
@@ -440,7 +447,9 @@ def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, i
             servers.append(Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / f"server{index}-{i}.log",
                                   extra_args=extra))
             servers[-1].start()  # one after the other: the first applies the migrations
-        return asyncio.run(drive(args, servers, deflate, others))
+        r = asyncio.run(drive(args, servers, deflate, others))
+        r["src"] = src[0] if src is not None else None
+        return r
     finally:
         for s in servers:
             s.stop()
@@ -452,7 +461,8 @@ def show(r: dict[str, Any]) -> None:
     def ms(x: float | None) -> str:
         return "-" if x is None else f"{x:.2f}"
 
-    print(f"[{r['at']}] processes {r['processes']} ({r['spread']}), deflate {'on' if r['deflate'] else 'off'}, "
+    print(f"[{r['at']}] {'server ' + r['src'] + ', ' if r.get('src') else ''}"
+          f"processes {r['processes']} ({r['spread']}), deflate {'on' if r['deflate'] else 'off'}, "
           f"{r['tables']} tables, think {r['think']} s, load {r['load_start']:.2f} -> {r['load_end']:.2f}; "
           f"set-up {r['setup_s']:.0f} s, {r['connected']} of {r['clients']} clients connected")
     print(f"  actions {r['actions']} in {r['elapsed']:.1f} s: {r['actions_s']:,.1f} actions/s")
@@ -474,15 +484,20 @@ def summary(results: list[dict[str, Any]], cores: int) -> None:
     generator does not share, N processes carry at most N cores' worth of server CPU (one each) and
     together with PostgreSQL and Redis at most ``cores`` (an estimate from CPU an action; fixed
     costs are small at saturation, so it is a bound, not a measurement)."""
-    groups: dict[tuple[int, bool], list[dict[str, Any]]] = collections.defaultdict(list)
+    groups: dict[tuple[str, int, bool], list[dict[str, Any]]] = collections.defaultdict(list)
+    labels: list[str] = []
     for r in results:
-        groups[(r["processes"], r["deflate"])].append(r)
+        label = r.get("src") or ""
+        if label not in labels:
+            labels.append(label)
+        groups[(label, r["processes"], r["deflate"])].append(r)
     print("\nsummary (medians over the runs; each run's figures above):")
-    print("| processes | deflate | runs | actions/s | frame p99 | other seats p99 | server CPU an action "
+    print("| server | processes | deflate | runs | actions/s | frame p99 | other seats p99 | server CPU an action "
           f"| PostgreSQL | Redis | generator | actions per server-CPU-s | projected on {cores} free cores | load |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = None
-    for (n, deflate), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
+    for (label, n, deflate), rs in sorted(groups.items(), key=lambda kv: (labels.index(kv[0][0]), kv[0][1],
+                                                                         not kv[0][2])):
         def med(key: str) -> float:
             xs = [r[key] for r in rs if r[key] is not None]
             return statistics.median(xs) if xs else 0.0
@@ -492,7 +507,7 @@ def summary(results: list[dict[str, Any]], cores: int) -> None:
         base = base or per_cpu
         projected = min(min(n, cores) * 1000 / server,
                         cores * 1000 / (server + med("pg_ms_action") + med("redis_ms_action")))
-        print(f"| {n} | {'on' if deflate else 'off'} | {len(rs)} | {med('actions_s'):,.1f} | {med('frame_p99'):,.0f} ms "
+        print(f"| {label or '-'} | {n} | {'on' if deflate else 'off'} | {len(rs)} | {med('actions_s'):,.1f} | {med('frame_p99'):,.0f} ms "
               f"| {med('others_p99'):,.0f} ms | {server:.2f} ms | {med('pg_ms_action'):.2f} ms "
               f"| {med('redis_ms_action'):.2f} ms | {med('generator_ms_action'):.2f} ms | {per_cpu:,.0f} "
               f"({per_cpu / base:.2f}x) | {projected:,.0f} | {min(r['load_start'] for r in rs):.1f}-"
@@ -549,7 +564,9 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores to project capacity on")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each variant, interleaved")
     parser.add_argument("--json", default=None, metavar="FILE", help="append each run's figures to FILE")
-    parser.add_argument("--src", default=None, help="run the server from this source tree (another checkout)")
+    parser.add_argument("--src", default=None,
+                        help="run the server from this source tree (another checkout), or compare several, "
+                             "interleaved with the other variants: LABEL=PATH,LABEL=PATH")
     parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the first server with py-spy")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
     args = parser.parse_args()
@@ -561,15 +578,21 @@ def main() -> None:
         parser.error("--processes: 1 to 8 each")
     if max(processes) > 1 and not (args.redis and args.db and args.db.startswith("postgresql")):
         parser.error("more than one process needs --db postgresql+psycopg://... and --redis redis://...")
+    srcs: list[tuple[str, str] | None] = [None]
     if args.src:
-        os.environ["PYTHONPATH"] = str(Path(args.src).resolve())
+        trees = [(item.partition("=")[0], item.partition("=")[2]) if "=" in item else (item, item)
+                 for item in args.src.split(",")]
+        for _label, path in trees:
+            if not (Path(path) / "updown" / "server").is_dir():
+                parser.error(f"--src {path}: no updown/server there")
+        srcs = list(trees)
     raise_open_files(4 * args.tables * 2 + 1024)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        variants = list(itertools.product(processes, deflates))
+        variants = list(itertools.product(processes, deflates, srcs))
         order = [v for r in range(args.rounds) for v in (variants if r % 2 == 0 else variants[::-1])]
-        for index, (n, deflate) in enumerate(order):  # A B C, C B A, ...: a drifting load hits each alike
-            r = one_run(args, n, deflate, tmp, index)
+        for index, (n, deflate, src) in enumerate(order):  # A B C, C B A, ...: a drifting load hits each alike
+            r = one_run(args, n, deflate, tmp, index, src)
             results.append(r)
             show(r)
             if args.json:
