@@ -45,6 +45,7 @@ S = "tests/test_server.py::"
 F = "tests/test_fair_play.py::"
 G = "tests/test_server_guarantees.py::"
 O = "tests/test_outages.py::"
+R = "tests/test_action_reads.py::"
 
 MUTANTS = [
     # -- the server ----------------------------------------------------------------------------
@@ -177,6 +178,23 @@ MUTANTS = [
            '''        await conn.error(cid, "busy", BUSY)''',
            '''        return''',
            (O + "test_an_action_while_the_database_is_away_is_refused_busy_then_stored_once",)),
+    Mutant("no-catch-up-after-conflict", "a step number another process took is not followed by reading the stored steps",
+           "updown/server/live.py",
+           '''        await retried(lambda: self.catch_up(force=True), self.health, DATABASE)''',
+           '''        return None''',
+           (R + "test_a_table_behind_the_database_is_judged_against_the_stored_steps[sqlite]",)),
+    Mutant("refusal-not-judged-again", "a refusal on a process's stale copy is final, not judged again on the stored state",
+           "updown/server/live.py",
+           '''            judged_again = False''',
+           '''            judged_again = True''',
+           (R + "test_a_table_behind_the_database_is_judged_against_the_stored_steps[sqlite]",)),
+    Mutant("read-before-act-again", "with several processes an action reads the table and seats again before its transaction",
+           "updown/server/routes/play.py",
+           '''        and not seat_now.away and (conn.key, cid) not in live.client_ids
+''',
+           '''        and not seat_now.away and (conn.key, cid) not in live.client_ids and not hub.multi
+''',
+           (R + "test_an_action_reads_nothing_before_its_transaction_with_several_processes[sqlite]",)),
     # -- the engines ---------------------------------------------------------------------------
     Mutant("march-scored-1", "a Euchre march scores 1 instead of 2",
            "updown/games/euchre.py",
