@@ -1,8 +1,16 @@
 """What two seats gain by changing their play together, on Euchre's and the Sueca game's research decks
 (issue 34): bounds on a team best response, beside OpenSpiel's per-seat ``NashConv / 4``.
 
-    nice -n 10 .venv/bin/python benchmarks/team_response.py --game euchre --decks 9TJQK:H:1,9JA:DH:1,JA:CDS:1
-    nice -n 10 .venv/bin/python benchmarks/team_response.py --game updown-sueca --decks 7A:DH:1,QJK7A:H:1
+    nice -n 10 .venv/bin/python benchmarks/team_response.py --game euchre --json test-output/team-euchre.json
+    nice -n 10 .venv/bin/python benchmarks/team_response.py --game updown-sueca --json test-output/team-sueca.json
+    nice -n 10 .venv/bin/python benchmarks/team_response.py --game updown-sueca --decks K7A:DH:1 \\
+        --iterations 100 --bots greedy --json test-output/team-sueca-k7a.json
+
+(Defaults: Euchre's 9TJQK:H:1, 9JA:DH:1, JA:CDS:1; the Sueca game's 7A:DH:1, QJK7A:H:1; CFR and CFR+
+after 10 and 100 iterations; greedy, easy, normal and uniform. At load 10 to 13 on the shared 2-core
+machine: 5 to 11 s a policy on 9TJQK:H:1, 13 to 36 s on the six-card decks, 20 to 26 s for the six
+pairs of QJK7A:H:1; the walks with ``normal`` asked take most of the rest: 18 minutes in all
+for Euchre.)
 
 ``benchmarks/research_variants.py`` publishes OpenSpiel's exploitability of a four-seat policy:
 ``NashConv / 4``, the mean over the seats of what one seat gains by best-responding alone while the
@@ -45,6 +53,10 @@ what either seat gains for the pair alone.
 
 Policies: OpenSpiel's C++ CFR and CFR+ average policy after ``--iterations`` (each number), the bots
 as policies (``research_variants.BotPolicies``: greedy, easy, the generic ``normal``), uniform.
+
+The computations run on the tree as numpy arrays (:class:`Arrays`: the edges by depth, a policy as one
+flat vector), level by level; a best response takes a pass over the tree per depth of the responding
+player's own decisions, plus one.
 """
 
 from __future__ import annotations
