@@ -328,10 +328,12 @@ def ladder_cell(args: argparse.Namespace, store: Store, game: Any, options: Any,
             entries = list(range(players))
             got = play(game, options, players, bots, args.seed, deal, entries)
             # Each entry's difference is against the other three (or one): B's side's mean less
-            # A's, times (players - 1) / players, is B's mean score less A's mean score.
+            # A's, times (players - 1) / players, is B's mean score less A's mean score. In a
+            # partnership game the A seats are partners and each entry's difference is against
+            # the rival side only (B's points less A's), so B's side less A's side is twice it.
             side_b = statistics.fmean(got["diff"][e] for e in entries if bots[e] == b)
             side_a = statistics.fmean(got["diff"][e] for e in entries if bots[e] == a)
-            scale = (players - 1) / players
+            scale = 0.5 if game.teams(players) is not None else (players - 1) / players
             # B's share of the first places (partners who win share one first place each).
             total = sum(got["win"][e] for e in entries) or 1.0
             row = {**key, "deal": deal, "diff": (side_b - side_a) * scale,
