@@ -12,6 +12,12 @@ bench``'s: every step goes through ``is_terminal``, ``is_chance``/``sample_chanc
 ``apply_action``. The C++ loop is ``pyspiel.evaluate_bots`` with four uniform random bots
 (``make_uniform_random_bot``), a whole deal in C++ per call (as ``updown bench-batched`` runs it).
 
+Time is this process's CPU time (``time.process_time``), not the wall clock: on a shared machine
+the wall clock also counts the time other processes hold the cores (at load averages of 8 to 16
+on this 2-core machine, wall-clock rates were a third of CPU-time ones, and a run read the new
+compiled Euchre at 1.00 times the old where CPU time gave 1.27), while every loop here is
+single-threaded, OpenSpiel's C++ loop included.
+
 ``--base DIR`` also measures another checkout of the package (``DIR`` holds its ``updown``
 folder, e.g. ``/work/main``); it may be given more than once (say a compiled copy of the code before
 a change and a pure one). Each round then runs the same playouts with that code in a child process,
@@ -42,7 +48,7 @@ def our_playouts(game_id: str, seconds: float, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
     choice = rng.choice
     games = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         state = game.new_state(players, options)
@@ -53,9 +59,9 @@ def our_playouts(game_id: str, seconds: float, seed: int) -> tuple[int, float]:
                 seat = state.actors()[0]
                 state.apply(choice(state.legal_actions(seat)), seat)
         games += 1
-        if time.perf_counter() >= deadline:
+        if time.process_time() >= deadline:
             break
-    return games, time.perf_counter() - start
+    return games, time.process_time() - start
 
 
 def pyspiel_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
@@ -68,16 +74,16 @@ def pyspiel_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
     rng = random.Random(seed)
     choice = rng.choice
     games = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         state = game.new_initial_state()
         while not state.is_terminal():
             state.apply_action(choice(state.legal_actions()))
         games += 1
-        if time.perf_counter() >= deadline:
+        if time.process_time() >= deadline:
             break
-    return games, time.perf_counter() - start
+    return games, time.process_time() - start
 
 
 def cpp_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
@@ -91,15 +97,15 @@ def cpp_playouts(seconds: float, seed: int) -> tuple[int, float] | None:
     bots = [pyspiel.make_uniform_random_bot(p, seed * 10 + p) for p in range(4)]
     evaluate = pyspiel.evaluate_bots
     games = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
     while True:
         for k in range(100):
             evaluate(game.new_initial_state(), bots, seed * 1_000_003 + games + k)
         games += 100
-        if time.perf_counter() >= deadline:
+        if time.process_time() >= deadline:
             break
-    return games, time.perf_counter() - start
+    return games, time.process_time() - start
 
 
 def one_round(seconds: float, seed: int, with_pyspiel: bool) -> dict[str, tuple[int, float]]:
@@ -195,8 +201,8 @@ def main() -> None:
     print(f"ours: {os.path.dirname(os.path.abspath(updown.__file__))} ({engines()})")
     for i, base in enumerate(args.base, 1):
         print(f"base{i}: {os.path.abspath(base)}/updown ({'; '.join(BASE_ENGINES[base])})")
-    print(f"{args.rounds} rounds x {args.seconds:g} s per loop, interleaved; games/s (one deal of Euchre, "
-          "one round of updown, whole games otherwise)")
+    print(f"{args.rounds} rounds x {args.seconds:g} CPU s per loop, interleaved; games per CPU second (one deal "
+          "of Euchre, one round of updown, whole games otherwise)")
     head = f"{'game':14} {'ours':>9}"
     for i in range(1, len(args.base) + 1):
         head += f" {f'base{i}':>9} {f'ours/base{i}':>11}"

@@ -383,7 +383,7 @@ def _playable(hand: list[int], table: list[tuple[int, int]], trump: int) -> list
     """``playable`` with a list for ``table`` (mypyc: typed, so read without generic sequence calls)."""
     if not table:
         ace = trump * 10 + 9
-        if _find(hand, ace) >= 0:
+        if (_find(hand, ace) >= 0) if _COMPILED else ace in hand:
             return [ace]
         return hand[:]
     # A suit's cards are ten consecutive ids, so the cards of the suit led, or the trumps above
@@ -654,8 +654,14 @@ class UpDownSuecaState(State):
 
     # -- chance ---------------------------------------------------------------------------------
     def _chance(self, action: int) -> None:
-        deck = self.deck
-        at = _find(deck, action)  # the deck holds only card ids, so a card found in it is one
+        deck = self.deck  # it holds only card ids, so a card found in it is one
+        if _COMPILED:
+            at = _find(deck, action)
+        else:  # pure Python: list.index's C loop, without the cost of a call to _find
+            try:
+                at = deck.index(action)
+            except ValueError:
+                at = -1
         if at >= 0:
             deck.pop(at)
         else:
@@ -815,7 +821,13 @@ class UpDownSuecaState(State):
     # -- the tricks -----------------------------------------------------------------------------
     def _play(self, action: int, seat: int) -> None:
         hand = self.hands[seat]
-        at = _find(hand, action)  # -1: not in hand
+        if _COMPILED:
+            at = _find(hand, action)  # -1: not in hand
+        else:  # pure Python: list.index's C loop, without the cost of a call to _find
+            try:
+                at = hand.index(action)
+            except ValueError:
+                at = -1
         table = self.table
         # A hand holds only card ids: a card in it that the rules allow is legal. The usual cases
         # (following suit, leading) are told first; a card that does not follow is checked against
@@ -846,7 +858,7 @@ class UpDownSuecaState(State):
             trump = self.trump
             ace = trump * 10 + 9
             if action != ace:
-                if at < 0 or _find(hand, ace) >= 0:
+                if at < 0 or ((_find(hand, ace) >= 0) if _COMPILED else ace in hand):
                     self._refuse_play(action, seat)
                 self.voids[seat].append((trump, 8))  # led without the ace of trumps: does not hold it
             elif at < 0:
