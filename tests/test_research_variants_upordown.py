@@ -311,6 +311,23 @@ def test_the_vector_env_plays_a_research_deck_on_the_scalar_backend() -> None:
         VectorEnv("up-or-down", 2, num_envs=2, options={"deck": "6:2:1:2:2"}, backend="batched")
 
 
+@pytest.mark.filterwarnings("ignore:Observation:UserWarning")  # dict observations are not arrays, PettingZoo warns
+def test_the_pettingzoo_environments_play_a_research_deck() -> None:
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test, parallel_api_test
+
+    from updown.adapters.pettingzoo import env, parallel_env
+
+    aec = env("up-or-down", 2, options={"deck": "6:2:1:2:2"})
+    api_test(aec, num_cycles=200)
+    aec.reset(seed=3)
+    state = aec.unwrapped.state_
+    assert state.options.deck == "6:2:1:2:2" and state.view(0)["highest"] == 14
+    view = state.view(0)
+    assert set(view["hand"]) | set(view["display"]) <= {1, 2, 7, 8, 13, 14}
+    parallel_api_test(parallel_env("up-or-down", 2, options={"deck": "8:2:1:3:2"}), num_cycles=200)
+
+
 # -- OpenSpiel ---------------------------------------------------------------------------------------
 
 pyspiel = pytest.importorskip("pyspiel")
