@@ -112,7 +112,7 @@ def test_deck_is_a_research_option_hidden_from_play_lists() -> None:
     assert "deck" in every and every["deck"].startswith("research only")
     assert GAME.Options.research_fields() == ["deck"]
     for game in all_games():
-        if game.id not in ("updown", "euchre", "updown-sueca"):  # theirs: tests/test_research_variants_*.py
+        if game.id not in ("updown", "euchre", "updown-sueca", "up-or-down"):  # theirs: tests/test_research_variants_*.py
             assert game.Options.research_fields() == []
             assert game.Options.fields(research=True) == game.Options.fields()
 

@@ -14,8 +14,9 @@ Parameters: ``players`` (default: the game's usual count) and each of the game's
 (``python_updown(players=3,rounds=1)``); an option whose default is "none" (UP&DOWN's ``rounds``:
 one per player) takes ``-1`` for none. Research options are parameters too: UP&DOWN's ``deck``
 (``python_updown_turns(players=2,rounds=1,deck=4:DS:2)``), Euchre's ``deck``
-(``python_euchre(deals=1,deck=9JA:DH:1)``) and the Sueca game's ``deck`` with ``deals``
-(``python_updown_sueca(deals=1,deck=K7A:DH:1)``) are reduced decks small enough for OpenSpiel's exact
+(``python_euchre(deals=1,deck=9JA:DH:1)``), the Sueca game's ``deck`` with ``deals``
+(``python_updown_sueca(deals=1,deck=K7A:DH:1)``) and Up or Down?'s ``deck``
+(``python_up_or_down(players=2,deck=6:2:1:2:2)``) are reduced decks small enough for OpenSpiel's exact
 solvers (``docs/research-variants.md``). Chance nodes are the engine's own chance steps, with their
 probabilities. Rewards are terminal: a seat's utility is (seats placed behind it minus seats placed
 ahead) / (players - 1), zero-sum in [-1, 1], from the game's placings; the game's own scores are
