@@ -53,7 +53,7 @@ import random
 from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, Final
 
 from updown.core.compiled import mypyc_attr
 from updown.core.errors import IllegalAction, NotationError, OptionsError, not_an_action
@@ -62,34 +62,38 @@ from updown.core.frozen import FrozenDict, FrozenList, freeze
 from updown.core.protocol import Event, Game, Progress, Result, State, View, WorldSampler
 from updown.core.worlds import free_deal
 
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether mypyc compiled this module (an extension module's file is not a ``.py``): a few hot
+loops are written one way for each (the play's search of the hand and the ring)."""
+
 # -- cards ---------------------------------------------------------------------------------------
 
-MAX_CARD = 126
-COLOURS: tuple[str, ...] = ("ruby", "gold", "pink", "blue", "purple", "green")
-COLOUR: tuple[int, ...] = (-1, *((n - 1) % 6 for n in range(1, MAX_CARD + 1)))
+MAX_CARD: Final = 126
+COLOURS: Final[tuple[str, ...]] = ("ruby", "gold", "pink", "blue", "purple", "green")
+COLOUR: Final[tuple[int, ...]] = (-1, *((n - 1) % 6 for n in range(1, MAX_CARD + 1)))
 """``COLOUR[n]``: the colour number of card ``n`` (index 0 unused)."""
-CARD_RANGE: dict[str, dict[int, int]] = {
+CARD_RANGE: Final[dict[str, dict[int, int]]] = {
     "short": {2: 42, 3: 60, 4: 78, 5: 96, 6: 96},
     "full": {2: 54, 3: 78, 4: 102, 5: 126, 6: 126},
 }
-HAND_SIZE = 3
-DISPLAY_SIZE = 6
-MAX_COLUMNS = 3
-FULL_DECK = "full"
+HAND_SIZE: Final = 3
+DISPLAY_SIZE: Final = 6
+MAX_COLUMNS: Final = 3
+FULL_DECK: Final = "full"
 """The ``deck`` option's default: the rulebook's cards (by player count and ``length``), hand,
 display and columns."""
-DECK_FORM = "CARDS:COLOURS:HAND:DISPLAY:COLUMNS"
+DECK_FORM: Final = "CARDS:COLOURS:HAND:DISPLAY:COLUMNS"
 
 # -- action ids: one space for decisions and chance outcomes --------------------------------------
 
-NEW = 0  # start a new column in the lowest free slot
+NEW: Final = 0  # start a new column in the lowest free slot
 # 1..126: card n (play it from the hand; or a chance outcome: the card dealt, shown or drawn)
-TAKE = MAX_CARD  # 127..252: take card n from the display is TAKE + n
-COL = TAKE + MAX_CARD  # 253..255: put the taken card on column k is COL + k (k = 1..3)
-GIVE_UP = COL + MAX_COLUMNS  # 256..258: give up column k, start it afresh: GIVE_UP + k
-DRAW_DOWN = GIVE_UP + MAX_COLUMNS + 1  # 259
-DRAW_UP = DRAW_DOWN + 1  # 260
-NUM_ACTIONS = DRAW_UP + 1
+TAKE: Final = MAX_CARD  # 127..252: take card n from the display is TAKE + n
+COL: Final = TAKE + MAX_CARD  # 253..255: put the taken card on column k is COL + k (k = 1..3)
+GIVE_UP: Final = COL + MAX_COLUMNS  # 256..258: give up column k, start it afresh: GIVE_UP + k
+DRAW_DOWN: Final = GIVE_UP + MAX_COLUMNS + 1  # 259
+DRAW_UP: Final = DRAW_DOWN + 1  # 260
+NUM_ACTIONS: Final = DRAW_UP + 1
 
 
 def colour_name(card: int) -> str:
@@ -130,7 +134,7 @@ def fits(cards: Sequence[int], card: int) -> bool:
 
 Deck = tuple[tuple[int, ...], int, int, int]
 """A research deck: its cards (ascending), the hand size, the display size and the most columns."""
-_DECKS: dict[str, Deck] = {}
+_DECKS: Final[dict[str, Deck]] = {}
 
 
 def _number(text: str) -> bool:
@@ -209,36 +213,49 @@ class Phase(IntEnum):
     OVER = 8
 
 
-_DEAL, _DISPLAY, _REVEAL, _DRAWN, _PLAY, _TAKE, _PLACE, _DRAW, _OVER = (int(p) for p in Phase)
-_DIRECTION_NAME = {1: "up", -1: "down", 0: None}
+# Final ints: mypyc compiles them into the code (a plain module global is a dict lookup per use).
+_DEAL: Final = 0
+_DISPLAY: Final = 1
+_REVEAL: Final = 2
+_DRAWN: Final = 3
+_PLAY: Final = 4
+_TAKE: Final = 5
+_PLACE: Final = 6
+_DRAW: Final = 7
+_OVER: Final = 8
+assert [_DEAL, _DISPLAY, _REVEAL, _DRAWN, _PLAY, _TAKE, _PLACE, _DRAW, _OVER] == [int(p) for p in Phase]
+_DIRECTION_NAME: Final = {1: "up", -1: "down", 0: None}
 
 # -- events that recur with few parameters ---------------------------------------------------------
 # Logged events are never changed (clones and views share them), so those that differ only by a
 # seat, a card and a column are built once, read-only as a view would make them, and shared by
 # every game: a step that logs one builds nothing. Indexed [seat][card], new events
 # [seat][column - 1][card], reveals [card][cards in the face-up pile].
-_SEATS = range(6)
-_ONLY = tuple((s,) for s in _SEATS)  # the actors when seat s alone acts
-_CARDS = range(MAX_CARD + 1)
-_TAKE_EVENT = tuple(tuple(FrozenDict({"type": "take", "seat": s, "card": c}) for c in _CARDS) for s in _SEATS)
-_NEW_EVENT = tuple(tuple(tuple(FrozenDict({"type": "new", "seat": s, "card": c, "column": k})
-                               for c in _CARDS) for k in range(1, MAX_COLUMNS + 1)) for s in _SEATS)
-_DRAW_DOWN_EVENT = tuple(FrozenDict({"type": "draw", "seat": s, "pile": "down"}) for s in _SEATS)
-_DRAW_UP_EVENT = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "pile": "up", "card": c}) for c in _CARDS)
-                       for s in _SEATS)
-_MOST_UP = max((top - DISPLAY_SIZE - HAND_SIZE * n) // 2 for tops in CARD_RANGE.values() for n, top in tops.items())
-_REVEAL_EVENT = tuple(tuple(FrozenDict({"type": "reveal", "card": c, "up": up}) for up in range(_MOST_UP + 1))
-                      for c in _CARDS)
-_DREW_EVENT = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to": FrozenList([s])}) for c in _CARDS)
-                    for s in _SEATS)
+_SEATS: Final = range(6)
+_ONLY: Final = tuple((s,) for s in _SEATS)  # the actors when seat s alone acts
+_CARDS: Final = range(MAX_CARD + 1)
+_TAKE_EVENT: Final = tuple(tuple(FrozenDict({"type": "take", "seat": s, "card": c}) for c in _CARDS) for s in _SEATS)
+_NEW_EVENT: Final = tuple(tuple(tuple(FrozenDict({"type": "new", "seat": s, "card": c, "column": k})
+                                      for c in _CARDS) for k in range(1, MAX_COLUMNS + 1)) for s in _SEATS)
+_DRAW_DOWN_EVENT: Final = tuple(FrozenDict({"type": "draw", "seat": s, "pile": "down"}) for s in _SEATS)
+_DRAW_UP_EVENT: Final = tuple(tuple(FrozenDict({"type": "draw", "seat": s, "pile": "up", "card": c})
+                                    for c in _CARDS) for s in _SEATS)
+_MOST_UP: Final = max((top - DISPLAY_SIZE - HAND_SIZE * n) // 2
+                      for tops in CARD_RANGE.values() for n, top in tops.items())
+_REVEAL_EVENT: Final = tuple(tuple(FrozenDict({"type": "reveal", "card": c, "up": up})
+                                   for up in range(_MOST_UP + 1)) for c in _CARDS)
+_DREW_EVENT: Final = tuple(tuple(FrozenDict({"type": "drew", "seat": s, "card": c, "to": FrozenList([s])})
+                                 for c in _CARDS) for s in _SEATS)
 
 
-_DRAW_EITHER, _DRAW_DOWN_ONLY, _DRAW_UP_ONLY = (DRAW_DOWN, DRAW_UP), (DRAW_DOWN,), (DRAW_UP,)
-_ALL_HELD = (1 << MAX_COLUMNS) - 1
+_DRAW_EITHER: Final = (DRAW_DOWN, DRAW_UP)
+_DRAW_DOWN_ONLY: Final = (DRAW_DOWN,)
+_DRAW_UP_ONLY: Final = (DRAW_UP,)
+_ALL_HELD: Final = (1 << MAX_COLUMNS) - 1
 # A place's legal actions by the columns held and the columns the taken card continues (bit k-1
 # for column k), at index held + 8 * fit: the columns it continues, then new (if a slot is free),
 # then every give-up.
-_PLACE_ACTIONS = tuple(
+_PLACE_ACTIONS: Final = tuple(
     tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
           + ([NEW] if held != _ALL_HELD else [])
           + [GIVE_UP + k for k in range(1, MAX_COLUMNS + 1) if held >> (k - 1) & 1])
@@ -247,7 +264,7 @@ _PLACE_ACTIONS = tuple(
 )
 # The same with at most ``c`` columns (a research deck's COLUMNS), by c: new only while one of the
 # first c slots is free (a player's columns are only ever in those). [3] is _PLACE_ACTIONS itself.
-_PLACE_TABLES = (
+_PLACE_TABLES: Final = (
     (),
     *(tuple(
         tuple([COL + k for k in range(1, MAX_COLUMNS + 1) if fit >> (k - 1) & 1]
@@ -263,12 +280,12 @@ _PLACE_TABLES = (
 # is 8 or more exactly when the card continues the column). A place reads the index as the sum of
 # the seat's three rows at the card, instead of looking into the columns. Rows by the column's
 # slot k (0-based): empty, a lone card (any card continues it), rising and falling after card x.
-_CONTINUES = 8
-_ROW_EMPTY = bytes(MAX_CARD + 1)
-_ROW_ANY = tuple(bytes([9 << k] * (MAX_CARD + 1)) for k in range(MAX_COLUMNS))
-_ROW_ABOVE = tuple(tuple(bytes(9 << k if c > x else 1 << k for c in _CARDS) for x in _CARDS)
+_CONTINUES: Final = 8
+_ROW_EMPTY: Final = bytes(MAX_CARD + 1)
+_ROW_ANY: Final = tuple(bytes([9 << k] * (MAX_CARD + 1)) for k in range(MAX_COLUMNS))
+_ROW_ABOVE: Final = tuple(tuple(bytes(9 << k if c > x else 1 << k for c in _CARDS) for x in _CARDS)
                    for k in range(MAX_COLUMNS))
-_ROW_BELOW = tuple(tuple(bytes(9 << k if c < x else 1 << k for c in _CARDS) for x in _CARDS)
+_ROW_BELOW: Final = tuple(tuple(bytes(9 << k if c < x else 1 << k for c in _CARDS) for x in _CARDS)
                    for k in range(MAX_COLUMNS))
 
 
@@ -345,7 +362,7 @@ class UpOrDownGame(Game[UpOrDownOptions]):
         return UpOrDownWorlds(view)
 
 
-GAME = UpOrDownGame()
+GAME: Final = UpOrDownGame()
 
 
 class UpOrDownState(State):
@@ -460,7 +477,13 @@ class UpOrDownState(State):
     def apply(self, action: object, seat: object = None) -> None:
         if type(action) is not int:
             raise not_an_action(action)
-        self._apply(action, seat if seat is None or type(seat) is int else self.check_seat(seat))
+        if seat is None:
+            if self.phase < _PLAY:
+                self._chance(action)
+            else:
+                self._other_step(action, None)
+        else:
+            self._act(action, seat if type(seat) is int else self.check_seat(seat))
 
     def view(self, seat: object) -> View:
         return self._view(seat if seat is None or type(seat) is int else self.check_seat(seat))
@@ -476,13 +499,21 @@ class UpOrDownState(State):
     def _apply(self, action: int, seat: int | None = None) -> None:
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
-        # The usual steps first: the seat to act names itself, or a chance outcome comes with no
-        # seat. Anything else (no seat named, a seat that may not act) goes to _other_step.
-        if type(seat) is not int or seat not in self._actors:
-            if seat is None and self.phase < _PLAY:
+        if seat is None:
+            if self.phase < _PLAY:
                 self._chance(action)
             else:
-                self._other_step(action, seat)
+                self._other_step(action, None)
+        else:
+            self._act(action, seat)
+
+    # mypyc: ``apply`` calls ``_chance`` or this rather than ``_apply``, so that the seat is a plain
+    # int (an ``int | None`` is a boxed object, and every comparison with it a generic one).
+    def _act(self, action: int, seat: int) -> None:
+        """``seat``'s action (``apply`` has checked that both are ints)."""
+        actors = self._actors  # at most one actor: 'seat not in actors' in two int comparisons
+        if not actors or actors[0] != seat:
+            self._other_step(action, seat)  # a seat that may not act now: raises, or applies for the one that may
             return
         phase = self.phase
         log = self.log
@@ -498,7 +529,13 @@ class UpOrDownState(State):
             if known and card in known:
                 known.remove(card)
             ring = self.ring  # sorted, six cards; the new card is in none of them
-            i = bisect_left(ring, card)
+            if _COMPILED:  # a loop on ints: a call to bisect goes through Python from compiled code
+                i = 0
+                n = len(ring)
+                while i < n and ring[i] < card:
+                    i += 1
+            else:  # bisect's C loop: a loop in interpreted Python is slower
+                i = bisect_left(ring, card)
             ring.insert(i, card)
             self.played = card
             # Its neighbours: the card before it (the highest when it is the lowest), the card
@@ -509,7 +546,8 @@ class UpOrDownState(State):
             self.choices = (TAKE + a, TAKE + b) if a < b else (TAKE + b, TAKE + a)
             self.phase = _TAKE
         elif phase == _TAKE:  # take a neighbour of the played card
-            if action not in self.choices:
+            choices = self.choices  # a take's two choices
+            if action != choices[0] and action != choices[1]:
                 a, b = self._neighbours(self.played)
                 raise IllegalAction(f"take a neighbour of {self.played}: take {a} or take {b}, "
                                     f"not {GAME.action_name(action)}")
