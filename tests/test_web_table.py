@@ -159,6 +159,8 @@ def test_rematch_keeps_the_seats_and_invites_the_other_player(server: Server, br
     bob.wait_for_url(f"**/t/{new}")
     bob.wait_for_selector(".hand-card")
     alice.wait_for_selector(".hand-card")
+    # The seat comes with the socket's snapshot, which may follow the first frame drawn (seen at load 12).
+    bob.wait_for_function("() => window.__table && window.__table.seat === 1", timeout=30_000)
     new_seats = alice.evaluate("window.__table.table.seats")
     assert [(s["kind"], s["name"], s["bot"]) for s in new_seats] == [(s["kind"], s["name"], s["bot"]) for s in old_seats]
     assert alice.evaluate("window.__table.seat") == 0 and bob.evaluate("window.__table.seat") == 1
