@@ -20,7 +20,9 @@ the units agree; games/s is printed too. Every loop plays uniformly random legal
   backend: UP&DOWN); every game's observation and mask at every step.
 * ``os-py``: ``updown.adapters.openspiel`` through pyspiel with no observation requested;
   ``os-py+obs``: asking the actor's ``observation_tensor`` at each decision (UP&DOWN through
-  ``python_updown_turns``); ``pyspiel``: OpenSpiel's own C++ ``euchre`` (Euchre only).
+  ``python_updown_turns``); ``pyspiel``: OpenSpiel's own C++ ``euchre`` (Euchre only), and
+  ``pyspiel+obs`` the same asking its C++ ``information_state_tensor`` at each decision (it has no
+  observation tensor; the adapter's two tensors are one vector): issue 34's peer for ``os-py+obs``.
 
 Each (game, loop) runs ``ROUNDS`` times in turn, round-robin; medians are printed with the ratio
 to ``plain`` and to ``plain+view``. Then each game's encoder (``Encoder.encode``) is timed against
@@ -157,7 +159,9 @@ def vector_loop(game_id: str, players: int, options: dict[str, Any], num_envs: i
     return run
 
 
-def spiel_loop(load: Callable[[], Any], observe: bool = False) -> Loop:
+def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "observation_tensor") -> Loop:
+    """``observe``: ask the actor's ``tensor`` at each decision (OpenSpiel's C++ Euchre has only
+    ``information_state_tensor``; the adapter's two tensors are the same vector)."""
     game = load()
     rng = random.Random(1)
     choice = rng.choice
@@ -172,7 +176,7 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False) -> Loop:
                     state.apply_action(choice(state.chance_outcomes())[0])
                 else:
                     if observe:
-                        state.observation_tensor(state.current_player())
+                        getattr(state, tensor)(state.current_player())
                     state.apply_action(choice(state.legal_actions()))
                     decisions += 1
             games += 1
@@ -236,6 +240,8 @@ def main(seconds: float = 1.0, rounds: int = 5) -> None:
             "os-py": spiel_loop(lambda: uo.load("euchre", 4, deals=1)),
             "os-py+obs": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True),
             "pyspiel": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params)),
+            "pyspiel+obs": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params), observe=True,
+                                      tensor="information_state_tensor"),
         }),
         ("updown, 4 players, one round", {
             "plain": plain_loop("updown", 4, {"rounds": 1}),
