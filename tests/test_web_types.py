@@ -12,6 +12,7 @@ third checks that the vendored snabbdom is the published package, unchanged.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,16 +29,21 @@ UNCHECKED: set[str] = set()
 
 
 def tsc() -> Path:
-    """TypeScript's tsc, installed with npm into test-output/tsc/ on first use."""
+    """TypeScript's tsc, installed with npm into test-output/tsc/ on first use. Under a file lock:
+    the tests run on several workers, and one must not read the install another is writing (a fresh
+    clone's CI once found node_modules/typescript there without its package.json yet)."""
     path = TS_DIR / "node_modules" / "typescript" / "bin" / "tsc"
     version = TS_DIR / "node_modules" / "typescript" / "package.json"
-    if not path.exists() or f'"version": "{TS_VERSION}"' not in version.read_text(encoding="utf-8"):
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("npm is needed to install TypeScript for the type check (it comes with Node)")
-        TS_DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(TS_DIR),
-                        f"typescript@{TS_VERSION}"], check=True, capture_output=True, timeout=300)
+    TS_DIR.mkdir(parents=True, exist_ok=True)
+    with open(TS_DIR / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (path.exists() and version.exists()
+                and f'"version": "{TS_VERSION}"' in version.read_text(encoding="utf-8")):
+            npm = shutil.which("npm")
+            if npm is None:
+                pytest.fail("npm is needed to install TypeScript for the type check (it comes with Node)")
+            subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(TS_DIR),
+                            f"typescript@{TS_VERSION}"], check=True, capture_output=True, timeout=300)
     return path
 
 

@@ -212,19 +212,23 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 
 def axe_source() -> str:
     """axe-core's script, installed with npm into test-output/axe/ on first use (the npm registry
-    is reachable where the tests run; npm comes with the machine's Node)."""
+    is reachable where the tests run; npm comes with the machine's Node). Under a file lock: tests on
+    several workers must not read the script while another is still installing it."""
+    import fcntl
     import shutil
     import subprocess
 
     path = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
-    if not path.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise RuntimeError("npm is needed to install axe-core for the accessibility checks")
-        AXE_DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(AXE_DIR),
-                        f"axe-core@{AXE_VERSION}"], check=True, capture_output=True, timeout=300)
-    return path.read_text(encoding="utf-8")
+    AXE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(AXE_DIR / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise RuntimeError("npm is needed to install axe-core for the accessibility checks")
+            subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(AXE_DIR),
+                            f"axe-core@{AXE_VERSION}"], check=True, capture_output=True, timeout=300)
+        return path.read_text(encoding="utf-8")
 
 
 def axe_violations(page: Page, source: str) -> list[str]:
