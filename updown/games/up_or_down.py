@@ -497,15 +497,7 @@ class UpOrDownState(State):
         return list(self.choices)  # a take, a place or a draw
 
     def _apply(self, action: int, seat: int | None = None) -> None:
-        if type(action) is not int:  # a float or bool would slip through 'in hand' checks
-            raise not_an_action(action)
-        if seat is None:
-            if self.phase < _PLAY:
-                self._chance(action)
-            else:
-                self._other_step(action, None)
-        else:
-            self._act(action, seat)
+        self.apply(action, seat)  # the name other engines' callers use; ``apply`` does the work
 
     # mypyc: ``apply`` calls ``_chance`` or this rather than ``_apply``, so that the seat is a plain
     # int (an ``int | None`` is a boxed object, and every comparison with it a generic one).

@@ -595,27 +595,10 @@ class UpDownSuecaState(State):
         return LEAVE
 
     def _apply(self, action: int, seat: int | None = None) -> None:
+        # The usual steps (a chance outcome given with no seat, the seat to act naming itself) went
+        # straight to their phase's work in ``apply`` and ``_act``; what comes here takes the full
+        # checks, in their order.
         phase = self.phase
-        # The usual step goes straight to its phase's work: a chance outcome given with no seat, or
-        # the seat to act naming itself. Anything else takes the full checks below, in their order.
-        if type(action) is int and action != LEAVE:
-            if seat is None:
-                if phase <= _DRAW:
-                    self._chance(action)
-                    return
-            elif seat == self.current and type(seat) is int:
-                if phase == _TRICK:
-                    self._play(action, seat)
-                    return
-                if phase == _EXCHANGE:
-                    self._exchange(action, seat)
-                    return
-                if phase == _DECIDE:
-                    self._decide(action, seat)
-                    return
-                if phase == _TRUMP:
-                    self._choose_trump(action, seat)
-                    return
         if type(action) is not int:  # a float or bool would slip through 'in hand' checks
             raise not_an_action(action)
         if seat is not None:
