@@ -19,7 +19,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from typing import Any
+
+from updown.batched.playout import summarise
 from updown.bots.base import Bot
+from updown.bots.euchre_endgame import endgame_margins
 from updown.bots.pimc import PimcBot
 from updown.core.protocol import State, View, WorldSampler
 from updown.games.euchre import (
@@ -288,6 +292,15 @@ class EuchreNormal(PimcBot):
     """Worlds read from the others' bids as the rule bids (:class:`BidReadWorlds`)."""
     miss: float = 0.2
     """With ``read_bids``: the weight of a bid the rule would not have made with a world's hand."""
+    endgame: int = 0
+    """Solve the deal's last this many tricks exactly in each world (double dummy,
+    :mod:`updown.bots.euchre_endgame`) instead of playing them on by the greedy rule; 0: off."""
+
+    def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
+        if not self.endgame:
+            return super().batch_values(sampler, n, legal)
+        drawn = [sampler.draw(self.rng) for _ in range(n)]
+        return summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng))
 
     def sampler(self, view: View) -> WorldSampler:
         base = super().sampler(view)
