@@ -46,6 +46,7 @@ F = "tests/test_fair_play.py::"
 G = "tests/test_server_guarantees.py::"
 O = "tests/test_outages.py::"
 R = "tests/test_action_reads.py::"
+B = "tests/test_store_batch.py::"
 
 MUTANTS = [
     # -- the server ----------------------------------------------------------------------------
@@ -129,11 +130,18 @@ MUTANTS = [
            (G + "test_a_leave_is_charged_once_with_the_houses_side_and_the_end_takes_it_off",)),
     Mutant("unbalanced-skipped", "an unbalanced settlement is logged and skipped instead of refused",
            "updown/server/store.py",
-           '''        if sum(finish.postings.values()) != 0:
-            raise Unbalanced(''',
-           '''        if sum(finish.postings.values()) != 0 and False:
-            raise Unbalanced(''',
+           '''            if sum(finish.postings.values()) != 0:
+                raise Unbalanced(''',
+           '''            if sum(finish.postings.values()) != 0 and False:
+                raise Unbalanced(''',
            (G + "test_an_unbalanced_settlement_is_refused_and_nothing_is_stored",)),
+    Mutant("group-conflict-refuses-all", "one step's conflict refuses every table's step written in its group",
+           "updown/server/store.py",
+           '''        except (IntegrityError, Conflict):
+            return self._careful(batch)''',
+           '''        except (IntegrityError, Conflict):
+            return [Conflict("a step with this number or client id is already stored")] * len(batch)''',
+           (B + "test_a_conflict_in_a_group_refuses_only_its_own_item",)),
     Mutant("stale-seat-keeps-frames", "a socket keeps its seat after the seat changes hands (checked at connect only)",
            "updown/server/live.py",
            '''        return account_id is not None and self.kind == "person" and self.account_id == account_id and not self.left''',

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, false, func, insert, select, text, tuple_, update
+from sqlalchemy import Connection, Engine, bindparam, exists, false, func, insert, select, text, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DbSession
 
@@ -21,6 +21,17 @@ from updown.server.models import Account, Chat, Entry, Rating, Seat, Session, St
 
 HOUSE = "house"
 SESSION_SECONDS = 30 * 24 * 3600
+
+_STEPS = Step.metadata.tables["steps"]
+_ACTOR_CHECK = select(
+    exists().where(Session.token_hash == bindparam("token"), Session.account_id == bindparam("account"),
+                   Session.expires_at >= bindparam("now"), Account.id == Session.account_id,
+                   Account.disabled == false()).label("signed_in"),
+    select(Seat.away).where(Seat.table_id == bindparam("table"), Seat.seat == bindparam("seat"),
+                            Seat.kind == "person", Seat.account_id == bindparam("account"), Seat.left == false())
+    .scalar_subquery().label("away"))
+"""A person's action is checked in the transaction that stores it: is the session valid now, and
+the seat's ``away`` if its account holds it (NULL if not). Built once: only its values change."""
 
 
 class Conflict(Exception):
@@ -420,12 +431,34 @@ class Store:
 
     def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
                       ) -> list[Exception | None]:
+        """One transaction for the batch, on a plain connection (SQLAlchemy Core: the ORM's unit of
+        work cost the writer thread, which shares the interpreter with the event loop, more than the
+        database did). First without savepoints: an item that is refused (its actor's check, an
+        unbalanced posting) is refused before it writes anything, so the others go on. Only an
+        item that fails after it began to write (a taken step number or client id, a table no
+        longer running: rare, another process wrote first) sends the batch to :meth:`_careful`,
+        which writes each item in a savepoint of its own."""
         results: list[Exception | None] = []
-        with DbSession(self.engine) as s, s.begin():
+        try:
+            with self.engine.begin() as conn:
+                for table_id, rows, finish, actor in batch:
+                    try:
+                        self._write(conn, table_id, rows, finish, actor)
+                        results.append(None)
+                    except (Unbalanced, Unheld) as err:
+                        results.append(err)
+            return results
+        except (IntegrityError, Conflict):
+            return self._careful(batch)
+
+    def _careful(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
+                 ) -> list[Exception | None]:
+        results: list[Exception | None] = []
+        with self.engine.begin() as conn:
             for table_id, rows, finish, actor in batch:
                 try:
-                    with s.begin_nested():
-                        self._write(s, table_id, rows, finish, actor)
+                    with conn.begin_nested():
+                        self._write(conn, table_id, rows, finish, actor)
                     results.append(None)
                 except IntegrityError:
                     results.append(Conflict("a step with this number or client id is already stored"))
@@ -434,65 +467,59 @@ class Store:
         return results
 
     @staticmethod
-    def _check_actor(s: DbSession, table_id: str, actor: Actor) -> None:
+    def _check_actor(conn: Connection, table_id: str, actor: Actor) -> None:
         """Raise :class:`Unheld` unless the actor's session is valid now (as :meth:`session_account`
         judges it) and its account holds the seat (a person's, not left). A seat stored as away (its
-        time ran out, marked by the process that drives the table) is back: its person acts."""
-        signed_in = s.execute(
-            select(Session.account_id).join(Account, Account.id == Session.account_id)
-            .where(Session.token_hash == actor.session, Session.account_id == actor.account_id,
-                   Session.expires_at >= time.time(), Account.disabled == false())).first()
-        if signed_in is None:
+        time ran out, marked by the process that drives the table) is back: its person acts. One
+        statement answers both: whether the session is valid, and the seat's away if it is held."""
+        row = conn.execute(_ACTOR_CHECK, {"token": actor.session, "account": actor.account_id, "now": time.time(),
+                                          "table": table_id, "seat": actor.seat}).one()
+        if not row.signed_in:
             raise Unheld(signed_out=True)
-        held = s.execute(
-            select(Seat.away).where(Seat.table_id == table_id, Seat.seat == actor.seat, Seat.kind == "person",
-                                    Seat.account_id == actor.account_id, Seat.left == false())).first()
-        if held is None:
+        if row.away is None:
             raise Unheld(signed_out=False)
-        if held.away:  # (the process that acts sets an away it knows of back first; this one it had not heard of)
-            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == actor.seat)
-                      .values(away=False, away_since=None))
+        if row.away:  # (the process that acts sets an away it knows of back first; this one it had not heard of)
+            conn.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == actor.seat)
+                         .values(away=False, away_since=None))
 
-    def _write(self, s: DbSession, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
+    def _write(self, conn: Connection, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
                actor: Actor | None = None) -> None:
+        """Refusals come before the first write (see :meth:`_commit_batch`)."""
         if actor is not None:
-            self._check_actor(s, table_id, actor)
+            self._check_actor(conn, table_id, actor)
+        if finish is not None:
+            if sum(finish.postings.values()) != 0:
+                raise Unbalanced(f"table {table_id}: the entries of {finish.txn} sum to "
+                                 f"{sum(finish.postings.values())}, not 0: nothing is stored")
         if rows:
-            s.execute(insert(Step), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
-                                      "notation": r.notation, "client_id": r.client_id, "by": r.by, "at": r.at}
-                                     for r in rows])
+            conn.execute(insert(_STEPS), [{"table_id": table_id, "n": r.n, "seat": r.seat, "label": r.label,
+                                            "notation": r.notation, "client_id": r.client_id, "by": r.by,
+                                            "at": r.at} for r in rows])
         if finish is None:
             return
         now = time.time()
-        if sum(finish.postings.values()) != 0:
-            raise Unbalanced(f"table {table_id}: the entries of {finish.txn} sum to "
-                             f"{sum(finish.postings.values())}, not 0: nothing is stored")
         if isinstance(finish, Posting):
-            for account_id, amount in finish.postings.items():
-                if amount:
-                    s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
-            s.flush()
+            entries = [{"txn": finish.txn, "account_id": account_id, "amount": amount, "table_id": table_id,
+                        "at": now} for account_id, amount in finish.postings.items() if amount]
+            if entries:
+                conn.execute(insert(Entry), entries)
             return
-        res = s.execute(update(Table).where(Table.id == table_id, Table.status == "running")
-                        .values(status="finished", finished_at=now, result=json.dumps(finish.result)))
-        if res.rowcount != 1:  # type: ignore[attr-defined]
+        res = conn.execute(update(Table).where(Table.id == table_id, Table.status == "running")
+                           .values(status="finished", finished_at=now, result=json.dumps(finish.result)))
+        if res.rowcount != 1:
             raise Conflict("the table is not running")
-        for account_id, amount in finish.postings.items():
-            s.add(Entry(txn=finish.txn, account_id=account_id, amount=amount, table_id=table_id, at=now))
-        game = self._game_of(s, table_id)
+        if finish.postings:
+            conn.execute(insert(Entry), [{"txn": finish.txn, "account_id": account_id, "amount": amount,
+                                          "table_id": table_id, "at": now}
+                                         for account_id, amount in finish.postings.items()])
+        if not finish.ratings:
+            return
+        game = conn.execute(select(Table.game).where(Table.id == table_id)).scalar_one()
         for account_id, (mu, sigma) in finish.ratings.items():
-            row = s.get(Rating, (game, account_id))
-            if row is None:
-                s.add(Rating(game=game, account_id=account_id, mu=mu, sigma=sigma, games=1))
-            else:
-                row.mu, row.sigma, row.games = mu, sigma, row.games + 1
-        s.flush()
-
-    @staticmethod
-    def _game_of(s: DbSession, table_id: str) -> str:
-        t = s.get(Table, table_id)
-        assert t is not None
-        return t.game
+            done = conn.execute(update(Rating).where(Rating.game == game, Rating.account_id == account_id)
+                                .values(mu=mu, sigma=sigma, games=Rating.games + 1))
+            if done.rowcount != 1:
+                conn.execute(insert(Rating).values(game=game, account_id=account_id, mu=mu, sigma=sigma, games=1))
 
     # -- chat -----------------------------------------------------------------------------------
     def add_chat(self, table_id: str, n: int, account_id: int, seat: int | None, text: str,
