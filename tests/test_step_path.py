@@ -142,9 +142,8 @@ def _wait_legal(*clients: Client) -> None:
     raise TimeoutError("not everyone had to act")
 
 
-def test_one_heartbeat_stores_every_connected_seat_of_every_table_and_no_other(db: str,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """The heartbeat's one transaction (``seen_many``), in chunks smaller than the pairs given."""
+def test_one_heartbeat_stores_every_connected_seat_of_every_table_and_no_other(db: str) -> None:
+    """The heartbeat's one transaction (``seen_many``): one update run for each pair given."""
     engine = make_engine(db)
     upgrade(engine)
     store = Store(engine)
@@ -152,7 +151,6 @@ def test_one_heartbeat_stores_every_connected_seat_of_every_table_and_no_other(d
     tables = [f"t{i}" for i in range(7)]
     for t in tables:
         _table(store, t, ann)
-    monkeypatch.setattr(Store, "SEEN_CHUNK", 3)
     here = [(t, 0) for t in tables[:5]] + [("t6", 1)]
     store.seen_many(here, 1234.5)
     store.seen_many([], 99.0)

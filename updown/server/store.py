@@ -32,6 +32,10 @@ _ACTOR_CHECK = select(
     .scalar_subquery().label("away"))
 """A person's action is checked in the transaction that stores it: is the session valid now, and
 the seat's ``away`` if its account holds it (NULL if not). Built once: only its values change."""
+_SEATS = Seat.metadata.tables["seats"]
+_SEEN = (update(_SEATS).where(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))
+         .values(seen_at=bindparam("at")))
+"""The heartbeat's update, run for many seats at once."""
 
 
 class Conflict(Exception):
@@ -311,20 +315,14 @@ class Store:
             s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat.in_(list(seats)))
                       .values(seen_at=at if at is not None else time.time()))
 
-    SEEN_CHUNK = 400
-    """(table, seat) pairs per statement of :meth:`seen_many` (SQLite binds at most 32,766 values)."""
-
     def seen_many(self, seats: Sequence[tuple[str, int]], at: float) -> None:
         """Record that the holders of these (table, seat) pairs have a connection open at ``at``: the
         heartbeat of every table a process drives, in one transaction (one per table cost an idle
         site a commit per table every few seconds)."""
         if not seats:
             return
-        pairs = list(seats)
-        with DbSession(self.engine) as s, s.begin():
-            for i in range(0, len(pairs), self.SEEN_CHUNK):
-                s.execute(update(Seat).where(tuple_(Seat.table_id, Seat.seat).in_(pairs[i:i + self.SEEN_CHUNK]))
-                          .values(seen_at=at))
+        with self.engine.begin() as conn:  # one statement run for every pair (an IN list of them was compiled anew each time)
+            conn.execute(_SEEN, [{"t": table_id, "s": seat, "at": at} for table_id, seat in seats])
 
     def abort_table(self, table_id: str, reason: str) -> bool:
         """End a running table without a result (nobody played it); True if this call ended it."""
