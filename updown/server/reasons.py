@@ -36,15 +36,17 @@ def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str =
     if not isinstance(hand, list) or not hand or view.get("phase") == "over":
         return {}
     notations = {str(a.get("notation")) for a in legal if isinstance(a, Mapping)} if isinstance(legal, list) else set()
+    discarding = any(n.startswith("discard ") for n in notations)  # (card_move's question, asked once a frame)
     why = hooks_for(game).why
     _ = translator(lang)
     out: dict[str, str] = {}
+    seen = dict(view)  # one copy for all the cards: the hooks only read their view
     for item in hand:
         card = str(item)
         if card in notations or f"discard {card}" in notations:
             continue
         try:
-            reason = why(dict(view), card_move(card, notations), _)
+            reason = why(seen, f"discard {card}" if discarding else card, _)
         except Exception:  # a reason is a courtesy: it must never stop a frame
             reason = None
         if reason:
