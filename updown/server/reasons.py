@@ -19,13 +19,6 @@ from updown.core.protocol import Game
 from updown.i18n import translator
 
 
-def card_move(card: str, legal: set[str]) -> str:
-    """The move a hand card stands for now: discarding it in a discard phase, else playing it."""
-    if any(n.startswith("discard ") for n in legal):
-        return f"discard {card}"
-    return card
-
-
 def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str = "en") -> dict[str, str]:
     """``{card: reason}`` for each card in the view's hand that no legal action plays (or discards).
 
@@ -36,7 +29,7 @@ def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str =
     if not isinstance(hand, list) or not hand or view.get("phase") == "over":
         return {}
     notations = {str(a.get("notation")) for a in legal if isinstance(a, Mapping)} if isinstance(legal, list) else set()
-    discarding = any(n.startswith("discard ") for n in notations)  # (card_move's question, asked once a frame)
+    discarding = any(n.startswith("discard ") for n in notations)  # the move a greyed card stands for
     why = hooks_for(game).why
     _ = translator(lang)
     out: dict[str, str] = {}
