@@ -20,14 +20,21 @@ the units agree; games/s is printed too. Every loop plays uniformly random legal
   backend: UP&DOWN); every game's observation and mask at every step.
 * ``os-py``: ``updown.adapters.openspiel`` through pyspiel with no observation requested;
   ``os-py+obs``: asking the actor's ``observation_tensor`` at each decision (UP&DOWN through
-  ``python_updown_turns``); ``pyspiel``: OpenSpiel's own C++ ``euchre`` (Euchre only), and
+  ``python_updown_turns``; the state's own method, one encoding straight into the list);
+  ``os-py+obs-c++`` (Euchre): the same list through OpenSpiel's C++ method for Python games
+  (``pyspiel.State.observation_tensor(state, p)``, which also builds and encodes a new initial
+  state at every call to learn the tensor's size); ``os-py+observer`` (Euchre): OpenSpiel's
+  Python observation API (``make_observation``, ``set_from``; the vector is the observer's
+  ``tensor``, written in place); ``pyspiel``: OpenSpiel's own C++ ``euchre`` (Euchre only), and
   ``pyspiel+obs`` the same asking its C++ ``information_state_tensor`` at each decision (it has no
   observation tensor; the adapter's two tensors are one vector): issue 34's peer for ``os-py+obs``.
 
 Each (game, loop) runs ``ROUNDS`` times in turn, round-robin; medians are printed with the ratio
-to ``plain`` and to ``plain+view``. Then each game's encoder (``Encoder.encode``) is timed against
-its first version (kept in ``tests/test_adapters_encoders_reference.py``, which checks that both
-give the same vectors) on the same views, interleaved, and the median speed-up is printed.
+to ``plain`` and to ``plain+view``. Then each game's encoder (``Encoder.encode``, and
+``encode_list``) is timed against its first version (kept in
+``tests/test_adapters_encoders_reference.py``) and the version before issue 34's rewrite (kept in
+``tests/test_encoder_identity.py``; both tests check the same vectors) on the same views,
+interleaved, and the median speed-ups are printed.
 """
 
 from __future__ import annotations
@@ -159,12 +166,21 @@ def vector_loop(game_id: str, players: int, options: dict[str, Any], num_envs: i
     return run
 
 
-def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "observation_tensor") -> Loop:
+def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "observation_tensor",
+               via: str = "state") -> Loop:
     """``observe``: ask the actor's ``tensor`` at each decision (OpenSpiel's C++ Euchre has only
-    ``information_state_tensor``; the adapter's two tensors are the same vector)."""
+    ``information_state_tensor``; the adapter's two tensors are the same vector). ``via``:
+    ``state`` calls ``state.<tensor>(player)`` (for the adapter, its own method), ``c++`` calls
+    pyspiel's C++ method on the same state (``pyspiel.State.observation_tensor``: OpenSpiel's
+    path for a Python game, through the observer), ``observer`` OpenSpiel's Python observation
+    API (``make_observation(game)``, ``set_from``, then the ``tensor`` array, no copy)."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
     game = load()
     rng = random.Random(1)
     choice = rng.choice
+    observer = make_observation(game) if via == "observer" else None
 
     def run(seconds: float) -> tuple[int, int, float]:
         games = decisions = 0
@@ -175,7 +191,11 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
                 if state.is_chance_node():
                     state.apply_action(choice(state.chance_outcomes())[0])
                 else:
-                    if observe:
+                    if observer is not None:
+                        observer.set_from(state, state.current_player())
+                    elif via == "c++":
+                        getattr(pyspiel.State, tensor)(state, state.current_player())
+                    elif observe:
                         getattr(state, tensor)(state.current_player())
                     state.apply_action(choice(state.legal_actions()))
                     decisions += 1
@@ -186,9 +206,11 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
 
 
 def encoder_pairs(seconds: float, rounds: int) -> None:
-    """Each game's encoder against its first version, on the same views, interleaved."""
+    """Each game's encoder against its first version and the version of 6bf338c (before the
+    rewrite of issue 34), on the same views, interleaved."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from test_adapters_encoders_reference import REFERENCE
+    from test_encoder_identity import REFERENCE as REFERENCE_6BF338C
 
     from updown.adapters.observations import encoder_for
 
@@ -198,6 +220,7 @@ def encoder_pairs(seconds: float, rounds: int) -> None:
         game = get_game(game_id)
         enc = encoder_for(game, players, options)
         ref = REFERENCE[game_id](game, players, enc.options)
+        before = REFERENCE_6BF338C[game_id](game, players, enc.options)
         rng = random.Random(1)
         views = []
         while len(views) < 2000:
@@ -209,19 +232,23 @@ def encoder_pairs(seconds: float, rounds: int) -> None:
                 seat = state.actors()[0]
                 views.append(state.view(seat))
                 state.apply(rng.choice(state.legal_actions(seat)), seat)
-        times: dict[str, list[float]] = {"first": [], "now": []}
+        times: dict[str, list[float]] = {"first": [], "6bf338c": [], "now": [], "now-list": []}
         for _ in range(rounds):
-            for name, encode in (("first", ref.encode), ("now", enc.encode)):
+            for name, encode in (("first", ref.encode), ("6bf338c", before.encode), ("now", enc.encode),
+                                 ("now-list", enc.encode_list)):
                 start, done = time.perf_counter(), 0
                 while time.perf_counter() - start < seconds / 2:
                     for view in views[:200]:
                         encode(view)
                     done += 200
                 times[name].append((time.perf_counter() - start) / done * 1e6)
+        med = {k: statistics.median(v) for k, v in times.items()}
         ratios = [a / b for a, b in zip(times["first"], times["now"])]
-        print(f"  {game_id:13s} first version {statistics.median(times['first']):6.1f} µs, now "
-              f"{statistics.median(times['now']):6.1f} µs per view: {statistics.median(ratios):.2f}x "
-              f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+        since = [a / b for a, b in zip(times["6bf338c"], times["now"])]
+        print(f"  {game_id:13s} per view: first version {med['first']:5.1f} µs, 6bf338c {med['6bf338c']:5.1f} µs, "
+              f"now {med['now']:5.1f} µs (as a list {med['now-list']:5.1f} µs): "
+              f"{statistics.median(ratios):.2f}x the first (rounds {min(ratios):.2f}-{max(ratios):.2f}), "
+              f"{statistics.median(since):.2f}x 6bf338c (rounds {min(since):.2f}-{max(since):.2f})")
 
 
 def main(seconds: float = 1.0, rounds: int = 5) -> None:
@@ -239,6 +266,8 @@ def main(seconds: float = 1.0, rounds: int = 5) -> None:
             "vec-scalar": vector_loop("euchre", 4, {"deals": 1}, 64, "scalar"),
             "os-py": spiel_loop(lambda: uo.load("euchre", 4, deals=1)),
             "os-py+obs": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True),
+            "os-py+obs-c++": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True, via="c++"),
+            "os-py+observer": spiel_loop(lambda: uo.load("euchre", 4, deals=1), via="observer"),
             "pyspiel": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params)),
             "pyspiel+obs": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params), observe=True,
                                       tensor="information_state_tensor"),

@@ -518,8 +518,14 @@ def test_every_vector_is_the_reference_vector(game_id: str, players: int, option
     ref = REFERENCE[game_id](enc.game, players, enc.options)
     assert [(f.name, f.size, f.start) for f in enc.layout.fields] == ref.layout.fields
     assert enc.size == ref.layout.size
+    buf = enc.new_buffer()
     for i, view in enumerate(views):
-        _same(enc, ref, enc.encode(view), ref.encode(view), f"view {i} (seat {view['seat']}, {view['phase']})")
+        slow = ref.encode(view)
+        what = f"view {i} (seat {view['seat']}, {view['phase']})"
+        _same(enc, ref, enc.encode(view), slow, what)
+        enc.encode_into(view, buf)  # over the last view's vector: every entry rewritten
+        _same(enc, ref, np.frombuffer(buf, dtype=np.float32), slow, what + ", encode_into")
+        assert enc.encode_list(view) == slow.tolist(), what + ", encode_list"  # float32 values, exactly
     assert len(views) >= 1000
 
 
@@ -585,7 +591,7 @@ def test_vectors_handed_out_are_fresh_and_stay_put(game_id: str, players: int, o
 def test_openspiel_tensors_are_the_reference_vector(game_id: str, players: int, params: dict[str, Any]) -> None:
     """OpenSpiel's observation and information-state tensors (through pyspiel, and the Python
     observer's own tensor and its per-field dict) are the reference vector of the seat's view."""
-    pytest.importorskip("pyspiel")
+    pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.observation import make_observation
 
     from updown.adapters import openspiel as uo
@@ -603,8 +609,13 @@ def test_openspiel_tensors_are_the_reference_vector(game_id: str, players: int, 
                 continue
             for seat in range(players):
                 want = ref.encode(state.engine.view(seat))
-                obs = np.array(state.observation_tensor(seat), dtype=np.float32)
+                obs_list = state.observation_tensor(seat)
+                assert obs_list == want.tolist()  # the float32 values exactly, as a list (pyspiel's type)
+                obs = np.array(obs_list, dtype=np.float32)
                 info = np.array(state.information_state_tensor(seat), dtype=np.float32)
+                # OpenSpiel's C++ path (what C++ code calls): through the observer's set_from and dict
+                assert pyspiel.State.observation_tensor(state, seat) == obs_list
+                assert pyspiel.State.information_state_tensor(state, seat) == obs_list
                 _same(spiel.encoder, ref, obs, want, "observation_tensor")
                 _same(spiel.encoder, ref, info, want, "information_state_tensor")
                 observer.set_from(state, seat)
@@ -612,8 +623,13 @@ def test_openspiel_tensors_are_the_reference_vector(game_id: str, players: int, 
                 for name, size, start in ref.layout.fields:
                     assert observer.dict[name].tobytes() == want[start:start + size].tobytes(), name
                 checked += 1
+            if state.current_player() >= 0:  # the current player's, as pyspiel's own method gives
+                assert state.observation_tensor() == state.observation_tensor(state.current_player())
             state.apply_action(rng.choice(state.legal_actions()))
     assert checked > 100
+    for bad in (-1, players):
+        with pytest.raises(Exception, match="not a seat|player"):
+            state.observation_tensor(bad)
 
 
 @pytest.mark.parametrize("game_id,players,options", [

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import operator
 import pkgutil
 import random
+import struct
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +36,8 @@ from updown.core.protocol import Event, Game, Result, View
 
 Array = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
-Buffer = array  # array("f"): the flat float32 vector an encoder writes, entry by entry
+Buffer: TypeAlias = "array[float]"
+"""An ``array("f")``: the flat float32 vector an encoder writes, entry by entry."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class Encoder(ABC):
         self.at = {f.name: f.start for f in self.layout.fields}
         """Each field's offset in the vector (``fill`` writes ``v[self.at[name] + i]``)."""
         self._zeros = array("f", bytes(4 * self.layout.size))
+        self._tables = [self.tables(me) for me in range(players)]
+        """``_tables[me]``: what :meth:`tables` built for observer seat ``me`` (``fill`` reads it)."""
 
     # -- what a game module defines ----------------------------------------------------------
     @abstractmethod
@@ -105,11 +110,20 @@ class Encoder(ABC):
         """Add the fields, in order."""
 
     @abstractmethod
-    def fill(self, view: View, v: Buffer) -> None:
-        """Write ``view`` into the zeroed flat vector ``v`` (an ``array("f")``): field ``name``'s
-        entry ``i`` is ``v[self.at[name] + i]``. A Python float written there is rounded to float32
-        as numpy would round it; writing entry by entry into an ``array`` costs a fraction of
-        writing into numpy views."""
+    def fill(self, view: View, v: Buffer | list[float]) -> None:
+        """Write ``view`` into the zeroed flat vector ``v``: field ``name``'s entry ``i`` is
+        ``v[self.at[name] + i]``. ``v`` is an ``array("f")`` (:meth:`encode`, numpy takes its
+        buffer without a copy) or a list of floats (:meth:`encode_list`, what OpenSpiel hands
+        out), so every number written must be float32-exact: 1.0, an entry of a
+        :class:`Fractions` table, a :func:`fraction` or :func:`float32` result. Writing entry by
+        entry, at offsets :meth:`tables` precomputed, costs a fraction of writing into numpy."""
+
+    def tables(self, me: int) -> Any:
+        """Anything ``fill`` wants precomputed for observer seat ``me`` (absolute offsets of each
+        relative seat's and each card's entry, say), built once per encoder; ``fill`` finds it at
+        ``self._tables[view["seat"]]``. It may depend on the layout, the player count and the
+        options only, never on a view: the vector stays a function of the view alone."""
+        return None
 
     @abstractmethod
     def deal_points(self, event: Event) -> list[float] | None:
@@ -143,6 +157,30 @@ class Encoder(ABC):
         buf = self._zeros.__copy__()
         self.fill(view, buf)
         return np.frombuffer(buf, dtype=np.float32)
+
+    def encode_list(self, view: View) -> list[float]:
+        """The observation vector as a list of Python floats (each the float32 entry, exactly):
+        what OpenSpiel's ``observation_tensor`` hands out, without a numpy array in between."""
+        if view.get("seat") is None:
+            raise ValueError("observations are encoded for a seat, not for a spectator's view")
+        v = [0.0] * len(self._zeros)
+        self.fill(view, v)
+        return v
+
+    def encode_into(self, view: View, buf: Buffer) -> None:
+        """Write the observation vector of a seat's view into ``buf``, an ``array("f")`` of
+        :attr:`size` entries (for example one a numpy array was made over with ``np.frombuffer``,
+        which then holds the vector): no allocation, no copy."""
+        if view.get("seat") is None:
+            raise ValueError("observations are encoded for a seat, not for a spectator's view")
+        if len(buf) != len(self._zeros):
+            raise ValueError(f"the buffer has {len(buf)} entries, the observation {len(self._zeros)}")
+        buf[:] = self._zeros
+        self.fill(view, buf)
+
+    def new_buffer(self) -> Buffer:
+        """A zeroed ``array("f")`` of :attr:`size` entries, for :meth:`encode_into`."""
+        return self._zeros.__copy__()
 
     def mask(self, legal: Iterable[int]) -> Mask:
         """1 at every legal action id, 0 elsewhere (``int8``)."""
@@ -237,6 +275,92 @@ class DecisionSpace:
 
 def scaled(value: float, scale: float) -> float:
     return min(max(float(value) / scale, 0.0), 1.0)
+
+
+_TYPE = operator.itemgetter("type")
+
+
+def start_after(log: Sequence[Event], kind: str) -> int:
+    """The index just after the last event of type ``kind`` in ``log`` (0 if there is none): where
+    the current deal began, say. The types are read from the end in C (``map``/``list.index``),
+    in chunks that double, so a long match costs no more than its last deal."""
+    hi, size = len(log), 16
+    while hi > 0:
+        lo = hi - size if hi > size else 0
+        types = list(map(_TYPE, log[lo:hi]))
+        types.reverse()
+        try:
+            return hi - types.index(kind)
+        except ValueError:
+            hi, size = lo, size * 2
+    return 0
+
+
+def events_back(log: Sequence[Event], kind: str, start: int = 0) -> Iterator[Event]:
+    """The events of type ``kind`` in ``log[start:]``, last first; the others are skipped in C
+    (``map``/``list.index``), read in chunks that double from the end, so stopping early (after
+    the current round's tricks, say) reads no more of the log than it needs."""
+    hi, size = len(log), 16
+    while hi > start:
+        lo = hi - size if hi - size > start else start
+        types = list(map(_TYPE, log[lo:hi]))
+        types.reverse()
+        j = -1
+        while True:
+            try:
+                j = types.index(kind, j + 1)
+            except ValueError:
+                break
+            yield log[hi - 1 - j]
+        hi, size = lo, size * 2
+
+
+_FLOAT32 = struct.Struct("<f")
+
+
+def float32(x: float) -> float:
+    """``x`` rounded to the nearest float32 (as storing it in the vector rounds it), as a Python float."""
+    got: float = _FLOAT32.unpack(_FLOAT32.pack(x))[0]
+    return got
+
+
+class Fractions(dict[Any, float]):
+    """``f[x]``: :func:`fraction` ``(x, scale)``, looked up for the counts ``0..upto`` (a dict
+    lookup instead of a call in the encoders' inner loops) and computed for anything else (kept
+    nowhere, so the table never changes)."""
+
+    def __init__(self, scale: float, upto: int) -> None:
+        super().__init__((k, fraction(k, scale)) for k in range(upto + 1))
+        self.scale = scale
+
+    def __missing__(self, value: Any) -> float:
+        return fraction(value, self.scale)
+
+
+def fraction(value: float, scale: float) -> float:
+    """``value / scale`` clipped to [0, 1] and rounded to float32: :func:`scaled`'s result as the
+    vector stores it, so that a list of these is the float32 vector's ``tolist()``."""
+    y = float(value) / scale
+    if y < 0.0:
+        return 0.0
+    if y > 1.0:
+        return 1.0
+    got: float = _FLOAT32.unpack(_FLOAT32.pack(y))[0]
+    return got
+
+
+_FRACTIONS: dict[float, Fractions] = {}
+
+
+def fractions(scale: float) -> Fractions:
+    """The :class:`Fractions` of counts ``0..scale`` (made once per scale a game uses; tables of
+    numbers only, never of anything a view held)."""
+    got = _FRACTIONS.get(scale)
+    if got is None:
+        got = Fractions(scale, max(0, min(int(scale), 1000)))
+        if len(_FRACTIONS) < 256:  # a bound, whatever scales views bring
+            _FRACTIONS[scale] = got
+    return got
 
 
 def one_hot(out: Array, index: int | None) -> None:

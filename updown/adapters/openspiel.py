@@ -299,6 +299,22 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
         return self.returns()
 
     # -- information ----------------------------------------------------------------------------
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """The seat's observation vector as a list (the current player's if ``player`` is None),
+        as OpenSpiel's own ``observation_tensor`` gives it. Encoded here, once: OpenSpiel's C++
+        path for a Python game builds a new initial state and encodes it at every call (to learn
+        the tensor's size) before encoding this state through the observer, three times the
+        work for the same list; C++ code (``State::ObservationTensor``) still goes through the
+        observer, :class:`ViewObserver`, and gets the same numbers."""
+        p = self.current_player() if player is None else int(player)
+        if not 0 <= p < self._engine.state.players:
+            raise pyspiel.SpielError(f"observation tensor of player {p}: not a seat (0 to {self._engine.state.players - 1})")
+        return self._spiel_game.encoder.encode_list(self._engine.state.view(p))
+
+    def information_state_tensor(self, player: int | None = None) -> list[float]:
+        """The same vector as :meth:`observation_tensor` (the adapter's two tensors are one)."""
+        return self.observation_tensor(player)
+
     def resample_from_infostate(self, player: int, sampler: Any) -> UpdownSpielState:
         """A state ``player`` cannot tell from this one, from the engine's ``resample`` (seeded by
         ``sampler()``, OpenSpiel's uniform sampler). Its ``history()`` starts empty (the real
@@ -335,11 +351,13 @@ class ViewObserver:
             raise ValueError("only a seat's own observation is provided (public and its private information)")
         self.perfect_recall = bool(obs_type.perfect_recall)
         self.encoder = encoder
-        self.tensor = np.zeros(encoder.size, np.float32)
+        self._buffer = encoder.new_buffer()
+        self.tensor = np.frombuffer(self._buffer, np.float32)
+        """The vector of the last ``set_from`` (over ``_buffer``, which ``set_from`` writes)."""
         self.dict = encoder.layout.split(self.tensor)
 
     def set_from(self, state: UpdownSpielState, player: int) -> None:
-        self.tensor[:] = self.encoder.encode(state.engine.view(player))
+        self.encoder.encode_into(state.engine.view(player), self._buffer)  # straight into self.tensor
 
     def string_from(self, state: UpdownSpielState, player: int) -> str:
         view = state.engine.view(player)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
+from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, fraction
 from updown.core.protocol import Event, View
 
 GAME_ID = "euchre"
@@ -13,6 +13,8 @@ PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 SUITS = "CDHS"
 CARDS = 24
 SEATS = 4
+FIFTHS = Fractions(5, 5)
+"""Tricks (a deal has five) as fractions."""
 
 
 class Encoder(Base):
@@ -39,61 +41,91 @@ class Encoder(Base):
         layout.add("team_tricks", 2, "[observer's team, other team] tricks this deal / 5")
         layout.add("totals", 2, "[observer's team, other team] points / target, at most 1")
 
-    def fill(self, view: View, v: Buffer) -> None:
-        at = self.at
-        cards = self.cards
-        me = view["seat"]
-        rel = self.relative(me)
-        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
-        hot(v, at["dealer"], rel, (view["dealer"],))
-        upcard = view["upcard"]
-        if upcard is not None:
-            v[at["upcard"] + cards[upcard]] = 1.0
-        v[at["up_taken"]] = float(bool(view["up_taken"]))
-        trump = view["trump"]
-        if trump is not None:
-            v[at["trump"] + SUITS.index(trump)] = 1.0
-        hot(v, at["maker"], rel, (view["maker"],))
-        v[at["alone"]] = float(bool(view["alone"]))
-        hot(v, at["defender"], rel, (view["defender"],))
-        hot(v, at["out"], rel, view["out"] or ())
-        hot(v, at["leader"], rel, (view["leader"],))
-        hot(v, at["to_act"], rel, view["to_act"])
-        table = at["table"]
+    def tables(self, me: int) -> tuple[Any, ...]:
+        """Seat ``me``'s absolute offsets (built once per seat): per field, ``[s]`` for relative
+        seat fields, ``{card: offset}`` for card fields, ``[s][card]`` for per-seat card fields."""
+        at, cards, rel = self.at, self.cards, self.relative(me)
+        seat = {f: [at[f] + rel[s] for s in range(SEATS)] for f in ("dealer", "maker", "defender", "out",
+                                                                    "leader", "to_act", "tricks")}
+        card = {f: {c: at[f] + i for c, i in cards.items()} for f in ("upcard", "hand", "discard")}
+        per_seat_card = {f: [{c: at[f] + rel[s] * CARDS + i for c, i in cards.items()} for s in range(SEATS)]
+                         for f in ("table", "played")}
+        passes = [(None, at["passes"] + 2 * rel[s], at["passes"] + 2 * rel[s] + 1) for s in range(SEATS)]
+        phase = {p: at["phase"] + i for p, i in PHASE_INDEX.items()}
+        trump = {suit: at["trump"] + i for i, suit in enumerate(SUITS)}
+        mine, theirs = me % 2, 1 - me % 2
+        return (phase, seat["dealer"], card["upcard"], at["up_taken"], trump, seat["maker"], at["alone"],
+                seat["defender"], seat["out"], seat["leader"], seat["to_act"], per_seat_card["table"],
+                card["hand"], card["discard"], passes, per_seat_card["played"], at["trick"], seat["tricks"],
+                at["team_tricks"], at["totals"], mine, theirs)
+
+    def fill(self, view: View, v: Buffer | list[float]) -> None:
+        (phase, dealer, upcard_at, up_taken, trump_at, maker, alone, defender, out, leader, to_act, table,
+         hand_at, discard_at, passes, played, trick, tricks, team, totals, mine, theirs) = self._tables[view["seat"]]
+        v[phase[view["phase"]]] = 1.0
+        s = view["dealer"]
+        if s is not None:
+            v[dealer[s]] = 1.0
+        c = view["upcard"]
+        if c is not None:
+            v[upcard_at[c]] = 1.0
+        if view["up_taken"]:
+            v[up_taken] = 1.0
+        t = view["trump"]
+        if t is not None:
+            v[trump_at[t]] = 1.0
+        s = view["maker"]
+        if s is not None:
+            v[maker[s]] = 1.0
+        if view["alone"]:
+            v[alone] = 1.0
+        s = view["defender"]
+        if s is not None:
+            v[defender[s]] = 1.0
+        for s in view["out"] or ():
+            if s is not None:
+                v[out[s]] = 1.0
+        s = view["leader"]
+        if s is not None:
+            v[leader[s]] = 1.0
+        for s in view["to_act"]:
+            if s is not None:
+                v[to_act[s]] = 1.0
         for s, c in view["table"]:
-            v[table + rel[s] * CARDS + cards[c]] = 1.0
-        hand = at["hand"]
+            v[table[s][c]] = 1.0
         for c in view["hand"]:
-            v[hand + cards[c]] = 1.0
-        discard = view["discard"]
-        if discard is not None:
-            v[at["discard"] + cards[discard]] = 1.0
-        # This deal's passes and cards played: the log since the last up-card (a new deal).
-        passes, played = at["passes"], at["played"]
+            v[hand_at[c]] = 1.0
+        c = view["discard"]
+        if c is not None:
+            v[discard_at[c]] = 1.0
+        # This deal's passes and cards played: the log back to the last up-card (a new deal).
         log = view["log"]
-        start = len(log)
-        while start > 0 and log[start - 1]["type"] != "upcard":
-            start -= 1
-        for i in range(start, len(log)):
+        i = len(log) - 1
+        while i >= 0:
             e = log[i]
             kind = e["type"]
-            if kind == "bid":
-                # a pass in bidding round 1 or 2; round 0 is the lone defender's decision, not a bid
-                if e["bid"] == "pass" and e["round"]:
-                    v[passes + 2 * rel[e["seat"]] + e["round"] - 1] = 1.0
-            elif kind == "trick":
+            if kind == "trick":
                 for s, c in zip(e["seats"], e["cards"]):
-                    v[played + rel[s] * CARDS + cards[c]] = 1.0
-        v[at["trick"]] = scaled(view["trick"], 5)
-        per_seat(v, at["tricks"], rel, view["tricks"], 5)
-        mine, theirs = me % 2, 1 - me % 2
-        team = at["team_tricks"]
-        v[team] = scaled(view["team_tricks"][mine], 5)
-        v[team + 1] = scaled(view["team_tricks"][theirs], 5)
+                    v[played[s][c]] = 1.0
+            elif kind == "bid":
+                # a pass in bidding round 1 or 2; round 0 is the lone defender's decision, not a bid
+                if e["bid"] == "pass":
+                    r = e["round"]
+                    if r:
+                        v[passes[e["seat"]][r]] = 1.0
+            elif kind == "upcard":
+                break
+            i -= 1
+        v[trick] = FIFTHS[view["trick"]]
+        for s, x in enumerate(view["tricks"]):
+            v[tricks[s]] = FIFTHS[x]
+        x = view["team_tricks"]
+        v[team] = FIFTHS[x[mine]]
+        v[team + 1] = FIFTHS[x[theirs]]
         target = view["target"]
-        totals = at["totals"]
-        v[totals] = scaled(view["totals"][mine], target)
-        v[totals + 1] = scaled(view["totals"][theirs], target)
+        x = view["totals"]
+        v[totals] = fraction(x[mine], target)
+        v[totals + 1] = fraction(x[theirs], target)
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The score of a deal: each seat gets its team's points."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
+from typing import Any
+
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, fraction, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "up-or-down"
@@ -30,6 +32,9 @@ def _colour_shares(most: int) -> list[float]:
 
 
 COLOUR_SHARE = _colour_shares(130)
+TENTHS, THIRTIETHS, SIXTIETHS, THIRDS = fractions(10), fractions(30), fractions(60), fractions(3)
+"""Counts as the fractions of the fields (a column's cards / 10, a discard pile / 30, a score / 60,
+a hand / 3)."""
 
 
 class Encoder(Base):
@@ -57,57 +62,80 @@ class Encoder(Base):
         layout.add("up", 1, "cards in the face-up pile / H")
         layout.add("up_top", h, "the face-up pile's top card")
 
-    def fill(self, view: View, v: Buffer) -> None:
-        n, h = self.players, self.highest
-        at = self.at
-        rel = self.relative(view["seat"])
-        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
-        hot(v, at["turn"], rel, (view["turn"],))
-        hot(v, at["to_act"], rel, view["to_act"])
-        for field in ("hand", "display"):
-            base = at[field] - 1
-            for c in view[field]:
-                v[base + c] = 1.0
-        if view["played"]:
-            v[at["played"] + view["played"] - 1] = 1.0
-        if view["taken"]:
-            v[at["taken"] + view["taken"] - 1] = 1.0
-        known = at["known"] - 1
+    def tables(self, me: int) -> tuple[Any, ...]:
+        """Seat ``me``'s absolute offsets: ``[s]`` per relative seat field, ``[s][k]`` per column
+        slot field, and each card ``c``'s entry ``base + c`` as ``base`` (built once per seat)."""
+        n, h, at, rel = self.players, self.highest, self.at, self.relative(me)
+        seat = {f: [at[f] + rel[s] for s in range(n)] for f in ("turn", "to_act", "discards", "scores", "hand_sizes")}
+        known = [at["known"] - 1 + rel[s] * h for s in range(n)]
+        slots = [[rel[s] * COLUMNS + k for k in range(COLUMNS)] for s in range(n)]
+        top = [[at["column_top"] - 1 + slot * h for slot in row] for row in slots]
+        length = [[at["column_length"] + slot for slot in row] for row in slots]
+        up = [[at["column_up"] + slot for slot in row] for row in slots]
+        down = [[at["column_down"] + slot for slot in row] for row in slots]
+        colours = [[at["column_colours"] + slot * COLOURS for slot in row] for row in slots]
+        phase = {p: at["phase"] + i for p, i in PHASE_INDEX.items()}
+        return (phase, seat["turn"], seat["to_act"], at["hand"] - 1, at["display"] - 1, at["played"] - 1,
+                at["taken"] - 1, known, top, length, up, down, colours, seat["discards"], seat["scores"],
+                seat["hand_sizes"], at["down"], at["up"], at["up_top"] - 1)
+
+    def fill(self, view: View, v: Buffer | list[float]) -> None:
+        (phase, turn, to_act, hand_at, display_at, played_at, taken_at, known_at, top_at, length_at, up_at,
+         down_at, colours_at, discards, scores, hand_sizes, down, up, up_top) = self._tables[view["seat"]]
+        v[phase[view["phase"]]] = 1.0
+        s = view["turn"]
+        if s is not None:
+            v[turn[s]] = 1.0
+        for s in view["to_act"]:
+            if s is not None:
+                v[to_act[s]] = 1.0
+        for c in view["hand"]:
+            v[hand_at + c] = 1.0
+        for c in view["display"]:
+            v[display_at + c] = 1.0
+        c = view["played"]
+        if c:
+            v[played_at + c] = 1.0
+        c = view["taken"]
+        if c:
+            v[taken_at + c] = 1.0
         for s, cards in enumerate(view["known"]):
-            base = known + rel[s] * h
+            base = known_at[s]
             for c in cards:
                 v[base + c] = 1.0
-        top, length, up, down = at["column_top"] - 1, at["column_length"], at["column_up"], at["column_down"]
-        colours = at["column_colours"]
+        h = self.highest
+        tens = TENTHS
         for s, columns in enumerate(view["columns"]):
-            r = rel[s]
+            top, length, rising, falling, colours = top_at[s], length_at[s], up_at[s], down_at[s], colours_at[s]
             for k, col in enumerate(columns):
                 if col is None:
                     continue
-                slot = r * COLUMNS + k
                 cards = col["cards"]
-                v[top + slot * h + cards[-1]] = 1.0
-                v[length + slot] = scaled(len(cards), 10)
+                v[top[k] + cards[-1]] = 1.0
+                v[length[k]] = tens[len(cards)]
                 direction = col["direction"]
                 if direction == "up":
-                    v[up + slot] = 1.0
+                    v[rising[k]] = 1.0
                 elif direction == "down":
-                    v[down + slot] = 1.0
+                    v[falling[k]] = 1.0
                 counts = [0] * COLOURS
                 for c in cards:
                     counts[(c - 1) % COLOURS] += 1
-                base = colours + slot * COLOURS
+                base = colours[k]
                 for i, count in enumerate(counts):
                     if count:
                         v[base + i] = COLOUR_SHARE[count]
-        per_seat(v, at["discards"], rel, view["discards"], 30)
-        per_seat(v, at["scores"], rel, view["scores"], 60)
-        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], 3)
-        v[at["down"]] = scaled(view["down"], h)
-        v[at["up"]] = scaled(view["up"], h)
-        if view["up_top"]:
-            v[at["up_top"] + view["up_top"] - 1] = 1.0
-        del n
+        for s, x in enumerate(view["discards"]):
+            v[discards[s]] = THIRTIETHS[x]
+        for s, x in enumerate(view["scores"]):
+            v[scores[s]] = SIXTIETHS[x]
+        for s, x in enumerate(view["hand_sizes"]):
+            v[hand_sizes[s]] = THIRDS[x]
+        v[down] = fraction(view["down"], h)
+        v[up] = fraction(view["up"], h)
+        c = view["up_top"]
+        if c:
+            v[up_top + c] = 1.0
 
     def deal_points(self, event: Event) -> list[float] | None:
         """One round per game: each seat's final score."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
+from typing import Any
+
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, events_back, fraction, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown"
@@ -19,6 +21,7 @@ class Encoder(Base):
     def build(self, layout: Layout) -> None:
         n = self.players
         self.cards = {self.game.action_to_str(i): i for i in range(CARDS)}
+        self._of_hand = fractions(HAND[n])
         layout.add("phase", len(PHASES), "one-hot: " + ", ".join(PHASES))
         layout.add("up", 1, "1 if the U&D card shows UP")
         layout.add("down", 1, "1 if it shows DOWN (both 0 before the toss)")
@@ -39,61 +42,83 @@ class Encoder(Base):
         layout.add("tricks", n, "per relative seat, tricks taken this round / tricks per round")
         layout.add("totals", n, "per relative seat, tricks over the match / (tricks per round x rounds), at most 1")
 
-    def fill(self, view: View, v: Buffer) -> None:
-        n = self.players
-        at = self.at
-        cards = self.cards
-        rel = self.relative(view["seat"])
-        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
+    def tables(self, me: int) -> tuple[Any, ...]:
+        """Seat ``me``'s absolute offsets: ``[s]`` per relative seat field, ``{card: offset}`` per
+        card field, ``[s][card]`` per seat's card field (built once per seat)."""
+        n, at, cards, rel = self.players, self.at, self.cards, self.relative(me)
+        seat = {f: [at[f] + rel[s] for s in range(n)]
+                for f in ("leader", "to_act", "submitted", "last_winner", "hand_sizes", "tricks", "totals")}
+        card = {f: {c: at[f] + i for c, i in cards.items()} for f in ("hand", "choice")}
+        seat_card = {f: [{c: at[f] + rel[s] * CARDS + i for c, i in cards.items()} for s in range(n)]
+                     for f in ("played", "last_trick")}
+        suits = [{letter: at["suits"] + 4 * rel[s] + i for letter, i in SUIT_INDEX.items()} for s in range(n)]
+        phase = {p: at["phase"] + i for p, i in PHASE_INDEX.items()}
+        trump = {t: at["trump"] + t - 2 for t in range(2, 13)}
+        return (phase, at["up"], at["down"], trump, suits, seat["leader"], seat["to_act"], seat["submitted"],
+                card["hand"], card["choice"], seat_card["played"], seat_card["last_trick"], seat["last_winner"],
+                at["trick"], at["round"], at["pot"], seat["hand_sizes"], seat["tricks"], seat["totals"])
+
+    def fill(self, view: View, v: Buffer | list[float]) -> None:
+        (phase, up_at, down_at, trump_at, suits_at, leader, to_act, submitted, hand_at, choice_at, played,
+         last_trick, last_winner, trick, round_at, pot, hand_sizes, tricks, totals) = self._tables[view["seat"]]
+        v[phase[view["phase"]]] = 1.0
         up = view["up"]
         if up is not None:
-            v[at["up"] if up else at["down"]] = 1.0
-        trump = view["trump"]
-        if trump is not None:
-            v[at["trump"] + trump - 2] = 1.0
+            v[up_at if up else down_at] = 1.0
+        t = view["trump"]
+        if t is not None:
+            v[trump_at[t] if t in trump_at else trump_at[2] + t - 2] = 1.0
         suits = view["suits"]
         if suits:
-            base = at["suits"]
             for s, letter in enumerate(suits):
-                v[base + 4 * rel[s] + SUIT_INDEX[letter]] = 1.0
-        hot(v, at["leader"], rel, (view["leader"],))
-        hot(v, at["to_act"], rel, view["to_act"])
-        hot(v, at["submitted"], rel, view["submitted"])
-        hand = at["hand"]
+                v[suits_at[s][letter]] = 1.0
+        s = view["leader"]
+        if s is not None:
+            v[leader[s]] = 1.0
+        for s in view["to_act"]:
+            if s is not None:
+                v[to_act[s]] = 1.0
+        for s in view["submitted"]:
+            if s is not None:
+                v[submitted[s]] = 1.0
         for c in view["hand"]:
-            v[hand + cards[c]] = 1.0
-        choice = view["choice"]
-        if choice is not None:
-            v[at["choice"] + cards[choice]] = 1.0
-        # This round's tricks: the log from its end back to the first event of an earlier round.
+            v[hand_at[c]] = 1.0
+        c = view["choice"]
+        if c is not None:
+            v[choice_at[c]] = 1.0
+        # This round's tricks: the trick events from the log's end back to one of an earlier
+        # round (rounds only grow along the log).
         this_round = view["round"]
-        played = at["played"]
-        log = view["log"]
         last: Event | None = None
-        i = len(log) - 1
-        while i >= 0:
-            e = log[i]
+        for e in events_back(view["log"], "trick"):
             r = e.get("round")
-            if r is not None and r < this_round:
-                break
-            if e["type"] == "trick" and r == this_round:
-                if last is None:
-                    last = e
-                for s, c in enumerate(e["cards"]):
-                    v[played + rel[s] * CARDS + cards[c]] = 1.0
-            i -= 1
+            if r is not None:
+                if r < this_round:
+                    break
+                if r == this_round:
+                    if last is None:
+                        last = e
+                    for s, c in enumerate(e["cards"]):
+                        v[played[s][c]] = 1.0
         if last is not None:
-            last_trick = at["last_trick"]
             for s, c in enumerate(last["cards"]):
-                v[last_trick + rel[s] * CARDS + cards[c]] = 1.0
-            hot(v, at["last_winner"], rel, (last["winner"],))
+                v[last_trick[s][c]] = 1.0
+            s = last["winner"]
+            if s is not None:
+                v[last_winner[s]] = 1.0
         per_round = view["tricks_per_round"]
-        v[at["trick"]] = scaled(view["trick"], per_round)
-        v[at["round"]] = scaled(this_round, view["rounds"])
-        v[at["pot"]] = scaled(view["pot"], per_round)
-        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], HAND[n])
-        per_seat(v, at["tricks"], rel, view["tricks"], per_round)
-        per_seat(v, at["totals"], rel, view["totals"], per_round * view["rounds"])
+        of_round = fractions(per_round)
+        v[trick] = of_round[view["trick"]]
+        v[round_at] = fraction(this_round, view["rounds"])
+        v[pot] = of_round[view["pot"]]
+        of_hand = self._of_hand
+        for s, x in enumerate(view["hand_sizes"]):
+            v[hand_sizes[s]] = of_hand[x]
+        for s, x in enumerate(view["tricks"]):
+            v[tricks[s]] = of_round[x]
+        of_match = fractions(per_round * view["rounds"])
+        for s, x in enumerate(view["totals"]):
+            v[totals[s]] = of_match[x]
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The end of a round: each seat's tricks in it."""

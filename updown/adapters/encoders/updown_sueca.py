@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, hot, per_seat, scaled
+from typing import Any
+
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, events_back, fractions, start_after
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown-sueca"
@@ -11,6 +13,9 @@ PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 SUITS = "CDHS"
 CARDS = 40
 SEATS = 4
+FIFTHS, HALVES, TWENTIETHS, FORTIETHS = fractions(5), fractions(2), fractions(20), fractions(40)
+"""Counts as the fractions of the fields (tricks, cards and hand sizes / 5, deals sat out / 2,
+the stock / 20, scores / 40)."""
 DEAL_STEPS = 90
 """A deal's steps at most: 20 cards dealt and the turned card, the trump call, 4 decisions, up to
 5 discards, a ``done`` and 5 draws per seat, 20 cards played."""
@@ -47,59 +52,83 @@ class Encoder(Base):
         layout.add("tricks", SEATS, "per relative seat, tricks taken this deal / 5")
         layout.add("left", SEATS, "relative seats whose player left the match (a bot plays them)")
 
-    def fill(self, view: View, v: Buffer) -> None:
-        at = self.at
-        cards = self.cards
-        rel = self.relative(view["seat"])
-        v[at["phase"] + PHASE_INDEX[view["phase"]]] = 1.0
-        hot(v, at["dealer"], rel, (view["dealer"],))
-        hot(v, at["chooser"], rel, (view["chooser"],))
-        hot(v, at["leader"], rel, (view["leader"],))
-        hot(v, at["to_act"], rel, view["to_act"])
-        trump = view["trump"]
-        if trump is not None:
-            v[at["trump"] + SUITS.index(trump)] = 1.0
-        turned = view["turned"]
-        if turned is not None:
-            v[at["turned"] + cards[turned]] = 1.0
-        v[at["double"]] = float(view["trick_value"] > 1)
-        per_seat(v, at["scores"], rel, view["scores"], 40)
-        per_seat(v, at["sat_out"], rel, view["sat_out"], 2)
-        plays, sits_out = at["plays"], at["sits_out"]
+    def tables(self, me: int) -> tuple[Any, ...]:
+        """Seat ``me``'s absolute offsets: ``[s]`` per relative seat field, ``{card: offset}`` per
+        card field, ``[s][card]`` per seat's card field (built once per seat)."""
+        at, cards, rel = self.at, self.cards, self.relative(me)
+        seat = {f: [at[f] + rel[s] for s in range(SEATS)]
+                for f in ("dealer", "chooser", "leader", "to_act", "scores", "sat_out", "plays", "sits_out",
+                          "forced", "discarded", "exchanged", "hand_sizes", "tricks", "left")}
+        card = {f: {c: at[f] + i for c, i in cards.items()} for f in ("turned", "hand", "my_discards")}
+        seat_card = {f: [{c: at[f] + rel[s] * CARDS + i for c, i in cards.items()} for s in range(SEATS)]
+                     for f in ("table", "played")}
+        phase = {p: at["phase"] + i for p, i in PHASE_INDEX.items()}
+        trump = {suit: at["trump"] + i for i, suit in enumerate(SUITS)}
+        return (phase, seat["dealer"], seat["chooser"], seat["leader"], seat["to_act"], trump, card["turned"],
+                at["double"], seat["scores"], seat["sat_out"], seat["plays"], seat["sits_out"], seat["forced"],
+                seat["discarded"], seat["exchanged"], seat["hand_sizes"], at["stock"], at["trick"],
+                seat_card["table"], card["hand"], card["my_discards"], seat_card["played"], seat["tricks"],
+                seat["left"])
+
+    def fill(self, view: View, v: Buffer | list[float]) -> None:
+        (phase, dealer, chooser, leader, to_act, trump_at, turned_at, double, scores, sat_out, plays, sits_out,
+         forced, discarded, exchanged, hand_sizes, stock, trick, table, hand_at, mine, played, tricks,
+         left) = self._tables[view["seat"]]
+        v[phase[view["phase"]]] = 1.0
+        s = view["dealer"]
+        if s is not None:
+            v[dealer[s]] = 1.0
+        s = view["chooser"]
+        if s is not None:
+            v[chooser[s]] = 1.0
+        s = view["leader"]
+        if s is not None:
+            v[leader[s]] = 1.0
+        for s in view["to_act"]:
+            if s is not None:
+                v[to_act[s]] = 1.0
+        t = view["trump"]
+        if t is not None:
+            v[trump_at[t]] = 1.0
+        c = view["turned"]
+        if c is not None:
+            v[turned_at[c]] = 1.0
+        if view["trick_value"] > 1:
+            v[double] = 1.0
+        for s, x in enumerate(view["scores"]):
+            v[scores[s]] = FORTIETHS[x]
+        for s, x in enumerate(view["sat_out"]):
+            v[sat_out[s]] = HALVES[x]
         for s, d in enumerate(view["decisions"]):
             if d is not None:
-                v[(plays if d == "play" else sits_out) + rel[s]] = 1.0
-        forced = at["forced"]
+                v[plays[s] if d == "play" else sits_out[s]] = 1.0
         for s, f in enumerate(view["forced"]):
             if f:
-                v[forced + rel[s]] = 1.0
-        per_seat(v, at["discarded"], rel, view["discarded"], 5)
-        per_seat(v, at["exchanged"], rel, [x or 0 for x in view["exchanged"]], 5)
-        per_seat(v, at["hand_sizes"], rel, view["hand_sizes"], 5)
-        v[at["stock"]] = scaled(view["stock"], 20)
-        v[at["trick"]] = scaled(view["trick"], 5)
-        table = at["table"]
+                v[forced[s]] = 1.0
+        for s, x in enumerate(view["discarded"]):
+            v[discarded[s]] = FIFTHS[x]
+        for s, x in enumerate(view["exchanged"]):
+            v[exchanged[s]] = FIFTHS[x or 0]
+        for s, x in enumerate(view["hand_sizes"]):
+            v[hand_sizes[s]] = FIFTHS[x]
+        v[stock] = TWENTIETHS[view["stock"]]
+        v[trick] = FIFTHS[view["trick"]]
         for s, c in view["table"]:
-            v[table + rel[s] * CARDS + cards[c]] = 1.0
-        hand = at["hand"]
+            v[table[s][c]] = 1.0
         for c in view["hand"]:
-            v[hand + cards[c]] = 1.0
-        mine = at["my_discards"]
+            v[hand_at[c]] = 1.0
         for c in view["my_discards"]:
-            v[mine + cards[c]] = 1.0
-        # This deal's cards played: the log since the last deal began.
-        played = at["played"]
+            v[mine[c]] = 1.0
+        # This deal's cards played: the trick events since the last deal began.
         log = view["log"]
-        start = len(log)
-        while start > 0 and log[start - 1]["type"] != "deal":
-            start -= 1
-        for i in range(start, len(log)):
-            e = log[i]
-            if e["type"] == "trick":
-                for s, c in e["cards"]:
-                    v[played + rel[s] * CARDS + cards[c]] = 1.0
-        per_seat(v, at["tricks"], rel, view["tricks"], 5)
-        hot(v, at["left"], rel, view["left"])
+        for e in events_back(log, "trick", start_after(log, "deal")):
+            for s, c in e["cards"]:
+                v[played[s][c]] = 1.0
+        for s, x in enumerate(view["tricks"]):
+            v[tricks[s]] = FIFTHS[x]
+        for s in view["left"]:
+            if s is not None:
+                v[left[s]] = 1.0
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The scoring of a deal: points come off a seat's score, so a seat's reward is minus its
