@@ -296,6 +296,26 @@ def start_after(log: Sequence[Event], kind: str) -> int:
     return 0
 
 
+def types_since(log: Sequence[Event], kind: str) -> list[str]:
+    """The types of the events after the last one of type ``kind`` (all if there is none), last
+    first: ``types_since(log, k)[j]`` is ``log[-1 - j]["type"]``. Read in C from the log's end, in
+    chunks that double, so a long match costs no more than its last deal; ``list.index`` on the
+    result then finds an event type without a Python loop over the others."""
+    out: list[str] = []
+    hi, size = len(log), 16
+    while hi > 0:
+        lo = hi - size if hi > size else 0
+        types = list(map(_TYPE, log[lo:hi]))
+        types.reverse()
+        try:
+            out += types[:types.index(kind)]
+            return out
+        except ValueError:
+            out += types
+            hi, size = lo, size * 2
+    return out
+
+
 def events_back(log: Sequence[Event], kind: str, start: int = 0) -> Iterator[Event]:
     """The events of type ``kind`` in ``log[start:]``, last first; the others are skipped in C
     (``map``/``list.index``), read in chunks that double from the end, so stopping early (after
