@@ -280,22 +280,6 @@ def scaled(value: float, scale: float) -> float:
 _TYPE = operator.itemgetter("type")
 
 
-def start_after(log: Sequence[Event], kind: str) -> int:
-    """The index just after the last event of type ``kind`` in ``log`` (0 if there is none): where
-    the current deal began, say. The types are read from the end in C (``map``/``list.index``),
-    in chunks that double, so a long match costs no more than its last deal."""
-    hi, size = len(log), 16
-    while hi > 0:
-        lo = hi - size if hi > size else 0
-        types = list(map(_TYPE, log[lo:hi]))
-        types.reverse()
-        try:
-            return hi - types.index(kind)
-        except ValueError:
-            hi, size = lo, size * 2
-    return 0
-
-
 def types_since(log: Sequence[Event], kind: str) -> list[str]:
     """The types of the events after the last one of type ``kind`` (all if there is none), last
     first: ``types_since(log, k)[j]`` is ``log[-1 - j]["type"]``. Read in C from the log's end, in
@@ -373,8 +357,8 @@ _FRACTIONS: dict[float, Fractions] = {}
 
 
 def fractions(scale: float) -> Fractions:
-    """The :class:`Fractions` of counts ``0..scale`` (made once per scale a game uses; tables of
-    numbers only, never of anything a view held)."""
+    """The :class:`Fractions` of counts ``0..scale``, made once per scale (for the constant scales
+    of the encoders' modules and ``build``; a table of numbers only, never anything of a view)."""
     got = _FRACTIONS.get(scale)
     if got is None:
         got = Fractions(scale, max(0, min(int(scale), 1000)))

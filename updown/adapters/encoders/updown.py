@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, events_back, fraction, fractions
+from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, events_back, fraction, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown"
@@ -22,6 +22,11 @@ class Encoder(Base):
         n = self.players
         self.cards = {self.game.action_to_str(i): i for i in range(CARDS)}
         self._of_hand = fractions(HAND[n])
+        per_round = HAND[n]
+        most = (getattr(self.options, "rounds", None) or n) + getattr(self.options, "tiebreak_rounds", 0)
+        self._by_scale = {s: Fractions(s, s) for s in {per_round, *(per_round * r for r in range(1, most + 1))}}
+        """Fraction tables for the scales this game's views use (tricks per round, and per match
+        as rounds are added); a view with another scale gets a table made for it there."""
         layout.add("phase", len(PHASES), "one-hot: " + ", ".join(PHASES))
         layout.add("up", 1, "1 if the U&D card shows UP")
         layout.add("down", 1, "1 if it shows DOWN (both 0 before the toss)")
@@ -107,7 +112,8 @@ class Encoder(Base):
             if s is not None:
                 v[last_winner[s]] = 1.0
         per_round = view["tricks_per_round"]
-        of_round = fractions(per_round)
+        by_scale = self._by_scale
+        of_round = by_scale.get(per_round) or Fractions(per_round, 0)
         v[trick] = of_round[view["trick"]]
         v[round_at] = fraction(this_round, view["rounds"])
         v[pot] = of_round[view["pot"]]
@@ -116,7 +122,7 @@ class Encoder(Base):
             v[hand_sizes[s]] = of_hand[x]
         for s, x in enumerate(view["tricks"]):
             v[tricks[s]] = of_round[x]
-        of_match = fractions(per_round * view["rounds"])
+        of_match = by_scale.get(per_round * view["rounds"]) or Fractions(per_round * view["rounds"], 0)
         for s, x in enumerate(view["totals"]):
             v[totals[s]] = of_match[x]
 
