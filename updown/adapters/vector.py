@@ -219,8 +219,11 @@ class _Scalar:
     def observe(self) -> Obs:
         enc = self.encoder
         out = np.empty((self.n, enc.size), dtype=np.float32)
+        buf = enc.new_buffer()
+        row = np.frombuffer(buf, dtype=np.float32)  # each game's vector is encoded into buf, then copied
         for i, c in enumerate(self.cores):
-            out[i] = enc.encode(c.state.view(c.state.actors()[0]))
+            enc.encode_into(c.state.view(c.state.actors()[0]), buf)
+            out[i] = row
         return out
 
     def masks(self) -> npt.NDArray[np.int8]:
