@@ -303,7 +303,7 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
         """The seat's observation vector as a list (the current player's if ``player`` is None),
         as OpenSpiel's own ``observation_tensor`` gives it. Encoded here, once: OpenSpiel's C++
         path for a Python game builds a new initial state and encodes it at every call (to learn
-        the tensor's size) before encoding this state through the observer, three times the
+        the tensor's size) before encoding this state through the observer, about twice the
         work for the same list; C++ code (``State::ObservationTensor``) still goes through the
         observer, :class:`ViewObserver`, and gets the same numbers."""
         p = self.current_player() if player is None else int(player)
