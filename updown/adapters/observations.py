@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import operator
 import pkgutil
 import random
 import struct
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
 
@@ -275,48 +274,6 @@ class DecisionSpace:
 
 def scaled(value: float, scale: float) -> float:
     return min(max(float(value) / scale, 0.0), 1.0)
-
-
-_TYPE = operator.itemgetter("type")
-
-
-def types_since(log: Sequence[Event], kind: str) -> list[str]:
-    """The types of the events after the last one of type ``kind`` (all if there is none), last
-    first: ``types_since(log, k)[j]`` is ``log[-1 - j]["type"]``. Read in C from the log's end, in
-    chunks that double, so a long match costs no more than its last deal; ``list.index`` on the
-    result then finds an event type without a Python loop over the others."""
-    out: list[str] = []
-    hi, size = len(log), 16
-    while hi > 0:
-        lo = hi - size if hi > size else 0
-        types = list(map(_TYPE, log[lo:hi]))
-        types.reverse()
-        try:
-            out += types[:types.index(kind)]
-            return out
-        except ValueError:
-            out += types
-            hi, size = lo, size * 2
-    return out
-
-
-def events_back(log: Sequence[Event], kind: str, start: int = 0) -> Iterator[Event]:
-    """The events of type ``kind`` in ``log[start:]``, last first; the others are skipped in C
-    (``map``/``list.index``), read in chunks that double from the end, so stopping early (after
-    the current round's tricks, say) reads no more of the log than it needs."""
-    hi, size = len(log), 16
-    while hi > start:
-        lo = hi - size if hi - size > start else start
-        types = list(map(_TYPE, log[lo:hi]))
-        types.reverse()
-        j = -1
-        while True:
-            try:
-                j = types.index(kind, j + 1)
-            except ValueError:
-                break
-            yield log[hi - 1 - j]
-        hi, size = lo, size * 2
 
 
 _FLOAT32 = struct.Struct("<f")

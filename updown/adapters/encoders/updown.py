@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, events_back, fraction, fractions
+from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, fraction, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown"
@@ -91,20 +91,23 @@ class Encoder(Base):
         c = view["choice"]
         if c is not None:
             v[choice_at[c]] = 1.0
-        # This round's tricks: the trick events from the log's end back to one of an earlier
-        # round (rounds only grow along the log).
+        # This round's tricks: the log from its end back to the first event of an earlier round.
         this_round = view["round"]
+        log = view["log"]
         last: Event | None = None
-        for e in events_back(view["log"], "trick"):
+        i = len(log) - 1
+        while i >= 0:
+            e = log[i]
             r = e.get("round")
             if r is not None:
                 if r < this_round:
                     break
-                if r == this_round:
+                if r == this_round and e["type"] == "trick":
                     if last is None:
                         last = e
                     for s, c in enumerate(e["cards"]):
                         v[played[s][c]] = 1.0
+            i -= 1
         if last is not None:
             for s, c in enumerate(last["cards"]):
                 v[last_trick[s][c]] = 1.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, fractions, types_since
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "updown-sueca"
@@ -121,16 +121,16 @@ class Encoder(Base):
             v[mine[c]] = 1.0
         # This deal's cards played: the trick events since the last deal began.
         log = view["log"]
-        types = types_since(log, "deal")
-        if "trick" in types:
-            last, j = len(log) - 1, -1
-            while True:
-                try:
-                    j = types.index("trick", j + 1)
-                except ValueError:
-                    break
-                for s, c in log[last - j]["cards"]:
+        i = len(log) - 1
+        while i >= 0:
+            e = log[i]
+            kind = e["type"]
+            if kind == "trick":
+                for s, c in e["cards"]:
                     v[played[s][c]] = 1.0
+            elif kind == "deal":
+                break
+            i -= 1
         for s, x in enumerate(view["tricks"]):
             v[tricks[s]] = FIFTHS[x]
         for s in view["left"]:
