@@ -73,6 +73,10 @@ def test_the_solver_is_the_brute_force_minimax(cards):
     rng = random.Random(cards)
     positions = [_random_position(rng, cards) for _ in range(150 if cards < 3 else 40)]
     assert _solve(positions) == [brute_makers_tricks(*p) for p in positions]
+    # A seat out of play (a lone maker's partner) may still hold its cards: they do not count.
+    rng2 = random.Random(99)
+    held = [([rng2.getrandbits(24) if p[7] >> s & 1 else h for s, h in enumerate(p[0])], *p[1:]) for p in positions]
+    assert _solve(held) == _solve(positions)  # type: ignore[arg-type]
     # Positions of both sizes at once (chunks, lone hands, tricks under way) change nothing.
     assert len({p[6] for p in positions}) > 1 and any(p[7] for p in positions)
 

@@ -37,7 +37,7 @@ _POWER: IntArray = np.array([E.POWER[t][led][c] for t in range(4) for led in ran
                             dtype=np.int64)
 """``_POWER[(trump * 4 + led) * 24 + card]``: the card's power in a trick led in ``led``."""
 
-LEAVES = 200_000
+LEAVES = 1_000_000
 """At most about this many leaves are expanded at once (positions are solved in chunks)."""
 
 
@@ -52,16 +52,16 @@ def makers_tricks(
     play), ``led`` (the suit led in the trick under way, -1 before its lead), ``best`` (the best
     card's power times 4 plus its seat in that trick, 0 before the lead), ``left`` (the cards still
     to be played to it), ``skip`` (a mask of the seats out of play: a lone maker's partner, a lone
-    defender's partner) and ``won`` (the makers' tricks so far)."""
+    defender's partner; what they hold is left out) and ``won`` (the makers' tricks so far)."""
     h = np.asarray(hands, dtype=U64).reshape(-1, 4)
     m = len(h)
     out = np.zeros(m, dtype=np.int64)
     if m == 0:
         return out
     cols = [np.asarray(x, dtype=np.int64).reshape(-1) for x in (trump, maker, turn, led, best, left, skip, won)]
-    cards = int(popcount(h).max(initial=0))
-    per = _leaves(cards)
-    size = max(1, LEAVES // per)
+    out_of_play = ((cols[6][:, None] >> np.arange(4)) & 1).astype(bool)
+    h = np.where(out_of_play, U64(0), h)  # a lone hand's partner keeps its cards, out of play
+    size = max(1, LEAVES // _leaves(int(popcount(h).max(initial=0))))
     for lo in range(0, m, size):
         hi = min(m, lo + size)
         out[lo:hi] = _solve(h[lo:hi].copy(), *(c[lo:hi].copy() for c in cols))
@@ -80,13 +80,12 @@ def _solve(h: BitArray, trump: IntArray, maker: IntArray, turn: IntArray, led: I
            left: IntArray, skip: IntArray, won: IntArray) -> IntArray:
     team = maker & 1
     nact = 4 - popcount(skip.astype(U64))
-    steps: list[tuple[int, int, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]] = []
-    dead = np.zeros(len(h), dtype=bool)  # a branch past the seat's last legal card: no position
+    steps: list[tuple[IntArray, npt.NDArray[np.bool_]]] = []
     while True:
         m = len(h)
         rows = np.arange(m)
         hand = h[rows, turn]
-        live = (hand != 0) & ~dead
+        live = hand != 0
         if not live.any():
             break
         if ((left == nact) | ~live).all() and (popcount(h) <= 1).all():
@@ -94,33 +93,26 @@ def _solve(h: BitArray, trump: IntArray, maker: IntArray, turn: IntArray, led: I
             break
         follow = np.where(led >= 0, hand & SUITBITS[(trump * 4 + np.maximum(led, 0)) & 15], U64(0))
         legal = np.where(follow != 0, follow, hand)
-        count = np.where(live, popcount(legal), 0)
-        b = max(1, int(count.max()))
-        if b > 1:
-            rep = np.repeat(rows, b)
-            k = np.tile(np.arange(b), m)
-            valid = (k < np.repeat(count, b)) | ((k == 0) & ~np.repeat(live, b))
+        count = np.maximum(popcount(legal), 1)  # a finished position: one branch, itself
+        if int(count.max()) > 1:
+            # One branch per legal card of each position (ragged): position i's branches are
+            # rows starts[i] to starts[i] + count[i] - 1 of the expanded arrays.
+            starts = np.cumsum(count) - count
+            rep = np.repeat(rows, count)
+            k = np.arange(len(rep)) - starts[rep]
+            steps.append((starts, (turn & 1) == team))
             h, legal = h[rep], legal[rep]
-            trump, team, turn, led, best, left, skip, won, nact = (
-                x[rep] for x in (trump, team, turn, led, best, left, skip, won, nact))
-            live, dead = live[rep], dead[rep]
-            steps.append((m, b, valid, (turn & 1) == team))
-            dead = dead | ~valid
+            trump, team, turn, led, best, left, skip, won, nact, live = (
+                x[rep] for x in (trump, team, turn, led, best, left, skip, won, nact, live))
         else:
             k = np.zeros(m, dtype=np.int64)
-        go = live & ~dead
-        card = select_bit(legal, np.where(go, k, 0))
-        g = np.flatnonzero(go)
-        if len(g) == 0:
-            break
-        c = card[g]
+        g = np.flatnonzero(live)
+        c = select_bit(legal[g], k[g])
         s = turn[g]
         h[g, s] &= ~BIT[c]
         t = trump[g]
         ld = np.where(led[g] < 0, _EFF[t * 24 + c], led[g])
-        led[g] = ld
         bs = np.maximum(best[g], _POWER[(t * 4 + ld) * 24 + c] * 4 + s)
-        best[g] = bs
         lf = left[g] - 1
         done = lf == 0
         winner = bs & 3
@@ -130,9 +122,8 @@ def _solve(h: BitArray, trump: IntArray, maker: IntArray, turn: IntArray, led: I
         best[g] = np.where(done, 0, bs)
         left[g] = np.where(done, nact[g], lf)
     value = won
-    for m, b, valid, maximise in reversed(steps):
-        v = np.where(valid, value, np.where(maximise, -1, 99)).reshape(m, b)
-        value = np.where(maximise.reshape(m, b)[:, 0], v.max(axis=1), v.min(axis=1))
+    for starts, maximise in reversed(steps):
+        value = np.where(maximise, np.maximum.reduceat(value, starts), np.minimum.reduceat(value, starts))
     return value
 
 
