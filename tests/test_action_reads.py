@@ -14,6 +14,7 @@ process would) is one whose note was withheld. Deterministic: nothing waits for 
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -291,3 +292,102 @@ def test_an_away_stored_elsewhere_is_cleared_by_the_persons_action(tmp_path: Pat
     found = store.table("t1")
     assert found is not None and found[1][0].away and found[1][0].away_since == 123.0
     engine.dispose()
+
+
+def _stop_after(k: int) -> Callable[[State], bool]:
+    """A ``play_elsewhere`` stop: after ``k`` steps (it is asked once before each step)."""
+    asked = iter(range(k + 1))
+    return lambda _state: next(asked) >= k
+
+
+def _quiet(site: Site) -> None:
+    """No statement but the test's: the hub's loops cancelled and the table's driver stopped."""
+    for task in site.hub.tasks:  # the clock, watch and lease loops
+        site.client.portal.call(_cancel, task)  # type: ignore[union-attr]
+    live = site.hub.lives[site.table]
+    deadline = time.time() + 60
+    while live.driver is not None and not live.driver.done():
+        assert time.time() < deadline, "the driving loop did not stop"
+        time.sleep(0.02)
+
+
+def _heard(site: Site, rows: list[StepRow]) -> None:
+    """The other process's note arrives with the steps it stored (as the Redis listener hands it over)."""
+    site.client.portal.call(site.hub.stepped_elsewhere, site.table, rows)  # type: ignore[union-attr]
+
+
+def test_steps_that_ride_in_a_note_are_applied_without_reading_the_database(site: Site) -> None:
+    """The other process's note carries the steps it stored: this process applies them and sends
+    its sockets their frames with no statement at all. A note that does not follow on from what it
+    has (one lost or overtaken before it) is not trusted to fill the gap: the table is read."""
+    site.wait_stored(lambda s: not s.is_chance())
+    with _socket(site) as ws:
+        _until(ws, lambda m: m["type"] in ("snapshot", "frame"))
+        _quiet(site)
+        store: Store = site.app.state.store
+        have = site.in_memory()
+        assert site.play_elsewhere(_stop_after(3)) == 3
+        rows = site.elsewhere.steps(site.table, have)
+        with _statements(store.engine) as seen:
+            _heard(site, rows)
+            acted = list(seen)
+        assert acted == []
+        stored, n = site.stored()
+        live = site.hub.lives[site.table]
+        assert site.in_memory() == n == have + 3 and live.state.view(None) == stored.view(None)
+        frame = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and m["n"] >= 1 and
+                       {k: v for k, v in m["view"].items() if k != "log"} ==
+                       {k: v for k, v in stored.view(0).items() if k != "log"})
+        assert frame["type"] == "frame"
+
+        # Two more steps, but the note of the first of them is lost: the second's note has a gap.
+        assert site.play_elsewhere(_stop_after(2)) == 2
+        rows = site.elsewhere.steps(site.table, n)
+        with _statements(store.engine) as seen:
+            _heard(site, rows[1:])
+            acted = list(seen)
+        assert any(sql.upper().startswith("SELECT") and " FROM steps" in sql for _t, sql in acted), acted
+        stored, n = site.stored()
+        assert site.in_memory() == n and live.state.view(None) == stored.view(None)
+        _quiet(site)  # (the read woke the driver, which reads too)
+        # The same note again (Redis said it twice, or a catch-up read its steps first): nothing changes.
+        with _statements(store.engine) as seen:
+            _heard(site, rows)
+            assert list(seen) == []
+        assert site.in_memory() == n
+
+
+def test_a_persons_step_in_a_note_for_a_seat_marked_away_here_reads_the_seat(site: Site) -> None:
+    """This process (which drives the table) marked Ann away; she plays through the other process,
+    whose transaction sets her seat back. The note's step alone would leave her away here, and a
+    stand-in would play her next turn: a person's step for a seat held away is taken from the
+    database, seats and all."""
+    site.wait_stored(lambda s: not s.is_chance())
+    _quiet(site)
+    site.play_elsewhere(_ann_to_act)
+    site.note()
+    live = site.hub.lives[site.table]
+    assert _ann_to_act(live.state)
+    site.elsewhere.set_seat(site.table, 0, away=True, away_since=time.time())
+    live.seats[0].away = True
+    have = site.in_memory()
+    assert site.play_elsewhere(_stop_after(1)) == 1
+    rows = site.elsewhere.steps(site.table, have)
+    assert [(r.seat, r.by) for r in rows] == [(0, "player")]
+    _heard(site, rows)
+    assert site.in_memory() == have + 1
+    assert live.seats[0].away is False
+
+
+def test_a_notes_steps_are_taken_only_as_a_process_sends_them() -> None:
+    """The listener reads the steps of a note as ``publish`` wrote them; anything else in their place
+    (a missing field, a wrong type) gives no steps, so the table is read instead."""
+    from updown.server.hub import _step_rows
+
+    rows = [StepRow(4, None, "deal", "7S", None, "chance", 10.5), StepRow(5, 2, None, "flip", "c1", "player", 11.0)]
+    sent = json.loads(json.dumps([[r.n, r.seat, r.label, r.notation, r.client_id, r.by, r.at] for r in rows]))
+    assert _step_rows(sent) == rows
+    for bad in (None, "x", [[4, None, "deal", "7S", None, "chance"]], [[4.5, None, "deal", "7S", None, "chance", 1.0]],
+                [[4, "2", None, "flip", None, "player", 1.0]], [[4, None, None, 7, None, "chance", 1.0]],
+                [rows and [5, 2, None, "flip", "c1", "player", 11.0], "junk"]):
+        assert _step_rows(bad) == [], bad

@@ -142,6 +142,18 @@ MUTANTS = [
            '''        except (IntegrityError, Conflict):
             return [Conflict("a step with this number or client id is already stored")] * len(batch)''',
            (B + "test_a_conflict_in_a_group_refuses_only_its_own_item",)),
+    Mutant("note-steps-ignore-away", "a person's step from another process's note leaves the seat away here (a stand-in plays on)",
+           "updown/server/hub.py",
+           '''            if r.by == "player" and r.seat is not None and (live.seats[r.seat].away or live.seats[r.seat].left):
+                return False''',
+           '''            if False:
+                return False''',
+           (R + "test_a_persons_step_in_a_note_for_a_seat_marked_away_here_reads_the_seat",)),
+    Mutant("note-steps-fill-gaps", "steps from a note are applied after a gap (a lost note) instead of reading the table",
+           "updown/server/hub.py",
+           '''        if not new or any(r.n != have + 1 + i for i, r in enumerate(new)):''',
+           '''        if not new:''',
+           (R + "test_steps_that_ride_in_a_note_are_applied_without_reading_the_database",)),
     Mutant("stale-seat-keeps-frames", "a socket keeps its seat after the seat changes hands (checked at connect only)",
            "updown/server/live.py",
            '''        return account_id is not None and self.kind == "person" and self.account_id == account_id and not self.left''',

@@ -10,14 +10,14 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
-from updown.server.store import HOUSE, ChatRow, Finish, Posting, Store, Unbalanced
+from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
 log = logging.getLogger("updown.server")
 
@@ -37,13 +37,32 @@ WATCHER_NAMES = 50
 """Names of spectators listed at most (all are counted)."""
 
 
+def _step_rows(raw: object) -> list[StepRow]:
+    """The steps a note carries, or none if they are missing or not as a process sends them."""
+    if not isinstance(raw, list):
+        return []
+    rows = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 7):
+            return []
+        n, seat, label, notation, client_id, by, at = item
+        if not (isinstance(n, int) and (seat is None or isinstance(seat, int)) and (label is None or isinstance(label, str))
+                and isinstance(notation, str) and (client_id is None or isinstance(client_id, str))
+                and isinstance(by, str) and isinstance(at, (int, float))):
+            return []
+        rows.append(StepRow(n, seat, label, notation, client_id, by, float(at)))
+    return rows
+
+
 class Bus:
     """Tells the other server processes that a table changed. The local bus has nobody to tell."""
 
     async def start(self, hub: Hub) -> None:
         return None
 
-    async def publish(self, table_id: str) -> None:
+    async def publish(self, table_id: str, steps: Sequence[StepRow] = ()) -> None:
+        """Tell the other processes that a table changed; ``steps``: the steps this process stored
+        since its last note about the table (they may then apply them without reading them)."""
         return None
 
     async def session_ended(self, token_hash: str) -> None:
@@ -146,7 +165,11 @@ class RedisBus(Bus):
             return
         try:
             if isinstance(data.get("table"), str):
-                await hub.changed_elsewhere(data["table"])
+                steps = _step_rows(data.get("steps"))
+                if steps:
+                    await hub.stepped_elsewhere(data["table"], steps)
+                else:
+                    await hub.changed_elsewhere(data["table"])
             elif isinstance(data.get("session"), str):
                 hub.close_session(data["session"])
             elif isinstance(data.get("chat"), str):
@@ -179,6 +202,7 @@ class RedisBus(Bus):
                     self.hub.health.failed(REDIS, err if is_outage(err) else str(err) or type(err).__name__)
 
     def _keep(self, data: dict[str, Any]) -> None:
+        data = {k: v for k, v in data.items() if k != "steps"}  # (said late, the table is read anyway)
         if data not in self.unsent:
             self.unsent.append(data)
 
@@ -188,8 +212,14 @@ class RedisBus(Bus):
         for data in kept:
             await self._send(data)
 
-    async def publish(self, table_id: str) -> None:
-        await self._send({"origin": self.origin, "table": table_id})
+    STEPS_IN_A_NOTE = 20
+    """At most this many steps ride in a note; a table with more is read by those who hear it."""
+
+    async def publish(self, table_id: str, steps: Sequence[StepRow] = ()) -> None:
+        data: dict[str, Any] = {"origin": self.origin, "table": table_id}
+        if 0 < len(steps) <= self.STEPS_IN_A_NOTE:
+            data["steps"] = [[r.n, r.seat, r.label, r.notation, r.client_id, r.by, r.at] for r in steps]
+        await self._send(data)
 
     async def session_ended(self, token_hash: str) -> None:
         await self._send({"origin": self.origin, "session": token_hash})
@@ -616,8 +646,9 @@ class Hub:
 
     async def after_step(self, live: Live) -> None:
         """A step this process stored (and applied): frames, the other processes, the lobby, the driver."""
+        steps = live.unpublished()  # (taken before the first await: a note for each step, once)
         await live.broadcast()
-        await self.bus.publish(live.id)
+        await self.bus.publish(live.id, steps)
         await self.lobby_changed(live)  # the step that ends the game
         live.kick(read_first=False)
 
@@ -627,6 +658,50 @@ class Hub:
         await self.bus.publish(live.id)
         await self.lobby_changed(live)
         live.kick()
+
+    STEPPED_BY = frozenset({"player", "bot", "chance", "stand-in"})
+    """Steps that change neither seats nor status but by playing (a leave's step comes with a seat
+    change, whose own note makes the table read again)."""
+
+    async def stepped_elsewhere(self, table_id: str, rows: list[StepRow]) -> None:
+        """Another process stored these steps and sent them in its note: apply them without reading
+        the database, when they follow on from what this process has and change nothing but the
+        game. Otherwise (a gap: a note lost or overtaken; a person's step for a seat this process
+        marked away, which that step's transaction set back; a step that ends the game; another
+        kind of step) the table is read as for any note (:meth:`changed_elsewhere`)."""
+        live = self.lives.get(table_id)
+        if live is None:
+            return
+        async with live.lock:
+            have = len(live.steps)
+            new = [r for r in rows if r.n > have]
+            plain = self._plain_steps(live, new)
+            if plain:
+                try:
+                    live.absorb(new)
+                except Exception:  # not a step of this game here: the database says what was stored
+                    log.exception("table %s: a note's steps did not apply; reading the table", table_id)
+                    plain = False
+            ended = live.state.is_terminal()
+        if not new:
+            return  # had them all already (a catch-up of ours read them first)
+        if not plain or ended:
+            await self.changed_elsewhere(table_id)
+            return
+        await live.broadcast()
+        live.kick(read_first=False)  # (the table is as stored, up to the note: as after a step of ours)
+
+    def _plain_steps(self, live: Live, new: list[StepRow]) -> bool:
+        """Whether steps from a note can be applied as they are (see :meth:`stepped_elsewhere`)."""
+        have = len(live.steps)
+        if not new or any(r.n != have + 1 + i for i, r in enumerate(new)):
+            return False
+        for r in new:
+            if r.by not in self.STEPPED_BY or (r.seat is not None and not 0 <= r.seat < len(live.seats)):
+                return False
+            if r.by == "player" and r.seat is not None and (live.seats[r.seat].away or live.seats[r.seat].left):
+                return False
+        return True
 
     async def changed_elsewhere(self, table_id: str) -> None:
         live = self.lives.get(table_id)

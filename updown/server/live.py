@@ -131,6 +131,8 @@ class Live:
         self.notify = notify
         self.state: State = self.game.new_state(self.players, self.options)
         self.steps: list[StepRow] = []
+        self.published = 0
+        """How many of :attr:`steps` went out in a note to the other processes (:meth:`unpublished`)."""
         self.client_ids: dict[tuple[int, str], int] = {}
         self.frames: dict[int, SeatFrames] = {k: SeatFrames() for k in [*range(self.players), SPECTATOR]}
         self.lock = asyncio.Lock()
@@ -172,10 +174,20 @@ class Live:
         for row in rows:
             if row.n != len(self.steps) + 1:
                 continue
+            told = self.published == len(self.steps)
             self._apply_row(self.state, row)
             self._stepped(row)
+            if told:  # stored elsewhere, so the others have it: no note of ours need carry it
+                self.published = len(self.steps)
             changed = True
         return changed
+
+    def unpublished(self) -> list[StepRow]:
+        """The steps since the last note to the other processes (they ride in the next one), and
+        from now on none: the note carries them so that the others need not read them."""
+        rows = self.steps[self.published:]
+        self.published = len(self.steps)
+        return rows
 
     def _stepped(self, row: StepRow) -> None:
         self.steps.append(row)
