@@ -71,6 +71,14 @@ from updown.core.worlds import ConstrainedDeal
 _COMPILED: Final = not __file__.endswith(".py")
 """Whether mypyc compiled this module (an extension module's file is not a ``.py``): a few hot
 loops are written one way for each (``_find``)."""
+_FLOAT: Final[tuple[float, ...]] = tuple(float(n) for n in range(25))
+"""``_FLOAT[n] == n``, a float: ``r * _FLOAT[n]`` is the number ``r * n`` is, and compiled a native
+product (a float times an int is a generic one)."""
+_RANDOM_CLASS: Final = random.Random
+_RANDOM: Final = random.Random.random
+"""``random.Random``'s ``random``, the C method it inherits: called on an exact ``random.Random``
+it draws the same number as ``rng.random()`` without looking the method up on the instance (whose
+class may be any subclass: those go through ``rng.random()``)."""
 
 # -- the deck -----------------------------------------------------------------------------------
 
@@ -138,8 +146,9 @@ POWER: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
 )
 """``POWER[trump][led][card]``: the highest power in a trick wins it."""
 RIGHT_BOWER: Final = tuple(s * 6 + JACK for s in range(4))
-_ONLY: Final[tuple[tuple[int], ...]] = tuple((s,) for s in range(4))
-"""``_ONLY[seat]``: the actors when ``seat`` alone must act."""
+_ONLY: Final[tuple[tuple[int, ...], ...]] = tuple((s,) for s in range(4))
+"""``_ONLY[seat]``: the actors when ``seat`` alone must act (typed as any tuple of ints: mypyc keeps
+a ``tuple[int]`` unboxed and would build a new tuple at every store into ``_actors``)."""
 
 
 def _seat_plan(out: int, defender: int) -> tuple[int, tuple[int, ...]]:
@@ -153,6 +162,8 @@ def _seat_plan(out: int, defender: int) -> tuple[int, tuple[int, ...]]:
 
 SEAT_PLANS: Final = {(out, d): _seat_plan(out, d) for out in range(-1, 4) for d in range(-1, 4)}
 """``SEAT_PLANS[out, defender]``: (seats that play, the next seat in play after each seat)."""
+_SEAT_PLAN: Final = tuple(SEAT_PLANS[out, d] for out in range(-1, 4) for d in range(-1, 4))
+"""``SEAT_PLANS`` by ``5 * (out + 1) + defender + 1``: a tuple index rather than a tuple key to hash."""
 LEFT_BOWER: Final = tuple(SAME_COLOUR[s] * 6 + JACK for s in range(4))
 
 
@@ -278,6 +289,15 @@ class EuchreGame(Game[EuchreOptions]):
 
     def teams(self, players: int) -> tuple[tuple[int, ...], ...]:
         return ((0, 2), (1, 3))
+
+    def new_state(self, players: int, options: EuchreOptions | None = None) -> EuchreState:
+        """``Game.new_state``'s checks in the same order, here so that mypyc compiles them (a new
+        state per deal is a measurable part of a random deal's cost through the interpreted one)."""
+        if players != 4:
+            raise IllegalAction(f"{self.name} is for {self.player_range()} players, not {players}")
+        opts = options if options is not None else EuchreOptions()
+        opts.check(players)
+        return self._new_state(players, opts)
 
     def _new_state(self, players: int, options: EuchreOptions) -> EuchreState:
         return EuchreState(self, players, options)
@@ -438,9 +458,9 @@ class EuchreState(State):
         phase = self.phase
         if phase == _DEAL or phase == _UPCARD:
             deck = self.deck  # every undealt card equally likely
-            return deck[int(rng.random() * len(deck))]
+            return deck[int((_RANDOM(rng) if type(rng) is _RANDOM_CLASS else rng.random()) * _FLOAT[len(deck)])]
         if phase == _DEALER:
-            return DEALER + int(rng.random() * 4)
+            return DEALER + int((_RANDOM(rng) if type(rng) is _RANDOM_CLASS else rng.random()) * 4.0)
         raise IllegalAction("this is not a chance step")
 
     # -- decisions ------------------------------------------------------------------------------
@@ -686,7 +706,7 @@ class EuchreState(State):
 
     def _plan_seats(self) -> None:
         """How many seats play this deal, and who plays after whom (absent seats are passed over)."""
-        self.active, self.next_seat = SEAT_PLANS[self.out, self.defender]
+        self.active, self.next_seat = _SEAT_PLAN[5 * self.out + self.defender + 6]
 
     def _active(self, seat: int) -> bool:
         if self.out == seat:
@@ -708,7 +728,8 @@ class EuchreState(State):
             if power[c] > best:
                 best, winner = power[c], i
         win_seat = seats[winner]
-        self.won[win_seat] += 1
+        won = self.won
+        won[win_seat] = won[win_seat] + 1  # mypyc: an int sum (``+=`` on a list item is a generic one)
         self.trick += 1
         self.log.append({"type": "trick", "deal": self.deal_no, "trick": self.trick, "leader": self.leader,
                          "seats": seats, "cards": [CARD_STR[c] for c in cards],
@@ -725,7 +746,8 @@ class EuchreState(State):
 
     def _end_deal(self, maker: int | None) -> None:
         points = [0, 0]
-        teams = [self.won[0] + self.won[2], self.won[1] + self.won[3]]
+        won = self.won
+        teams = [won[0] + won[2], won[1] + won[3]]
         outcome = "thrown in"
         if maker is not None:
             mt = team_of(maker)
@@ -739,16 +761,27 @@ class EuchreState(State):
             else:
                 points[1 - mt] = 4 if self.defender >= 0 else 2
                 outcome = "euchred alone" if self.defender >= 0 else "euchred"
-        self.totals[0] += points[0]
-        self.totals[1] += points[1]
-        summary: dict[str, Any] = {"deal": self.deal_no, "dealer": self.dealer, "maker": maker,
-                                   "trump": SUIT_LETTERS[self.trump] if self.trump >= 0 else None,
-                                   "alone": self.alone, "defender": self.defender if self.defender >= 0 else None,
-                                   "tricks": teams, "outcome": outcome, "points": points}
-        self.history.append(summary)
-        self.log.append({"type": "score", **summary, "totals": list(self.totals)})
+        totals = self.totals
+        t0 = totals[0] + points[0]
+        t1 = totals[1] + points[1]
+        totals[0] = t0
+        totals[1] = t1
+        deal_no = self.deal_no
+        dealer = self.dealer
+        trump = SUIT_LETTERS[self.trump] if self.trump >= 0 else None
+        alone = self.alone
+        defender = self.defender if self.defender >= 0 else None
+        # The history's summary, and the score event: the same items after its type, then the totals
+        # (written out: a dict display with ``**summary`` is a dict update and a resize compiled).
+        self.history.append({"deal": deal_no, "dealer": dealer, "maker": maker, "trump": trump, "alone": alone,
+                             "defender": defender, "tricks": teams, "outcome": outcome, "points": points})
+        self.log.append({"type": "score", "deal": deal_no, "dealer": dealer, "maker": maker, "trump": trump,
+                         "alone": alone, "defender": defender, "tricks": teams, "outcome": outcome,
+                         "points": points, "totals": [t0, t1]})
         opts = self.options
-        if (opts.deals is not None and self.deal_no >= opts.deals) or max(self.totals) >= opts.target:
+        deals = opts.deals
+        target = opts.target
+        if (deals is not None and deal_no >= deals) or t0 >= target or t1 >= target:
             self.phase = _OVER
             self.turn = -1
             self._actors = ()
