@@ -75,9 +75,13 @@ def walk(state: State, rng: random.Random, visit: Callable[[State], None] | None
 
 
 def internals(state: State) -> str:
-    """Every field of a state, where the game's state class declares them (UP&DOWN does)."""
-    slots = getattr(type(state), "__slots__", ())
-    return repr([(name, getattr(state, name, None)) for name in slots if name != "game"])
+    """Every field of a state: its class's ``__slots__`` (UP&DOWN declares them), a compiled class's
+    attributes (mypyc keeps them in ``__mypyc_attrs__``; its ``__slots__`` is empty), else its
+    ``__dict__``."""
+    cls = type(state)
+    names = [n for c in cls.__mro__ for n in getattr(c, "__slots__", ())] or \
+        [n for n in getattr(cls, "__mypyc_attrs__", ()) if n != "__dict__"] or sorted(vars(state))
+    return repr([(name, getattr(state, name, None)) for name in names if name != "game"])
 
 
 def unchanged(state: State) -> Callable[[], None]:
