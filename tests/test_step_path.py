@@ -259,3 +259,62 @@ def test_frames_are_counted_as_before_and_each_seat_sees_only_its_view(game_id: 
             frame = live.frame(k, None)
             assert frame["view"] == state.view(None if k == SPECTATOR else k)
             assert frame["view"].get("seat") == (None if k == SPECTATOR else k)
+
+
+def test_a_socket_taken_off_during_a_broadcast_gets_nothing_more_from_it() -> None:
+    """A broadcast sends to one socket at a time. A socket taken off the table while it waits on
+    another's send (a leave takes its own socket off, answers it, then closes it) gets no frame
+    from that broadcast and is not closed by it: before, the broadcast's list still held it, found
+    its seat left and closed it, and the leave's answer never came."""
+    from updown.server.live import Live
+
+    row = Table(id="t", game="updown", players=2, options="{}", seed="seed", timer=None, grace=60.0,
+                rated=False, private=False, status="running", created_at=time.time())
+    seats = [Seat(table_id="t", seat=i, kind="person", account_id=i + 1, name=f"p{i}", left=False, away=False)
+             for i in range(2)]
+
+    async def notify(_live: Live) -> None:
+        return None
+
+    class Socket:
+        def __init__(self, gate: asyncio.Event, reached: asyncio.Event) -> None:
+            self.sent: list[str] = []
+            self.gate, self.reached = gate, reached
+
+        async def send_text(self, text: str) -> None:
+            self.reached.set()
+            await self.gate.wait()
+            self.sent.append(text)
+
+    class Conn:
+        def __init__(self, key: int, websocket: Socket) -> None:
+            self.key, self.account_id, self.websocket = key, key + 1, websocket
+            self.send_lock = asyncio.Lock()
+            self.last_n: int | None = None
+            self.last_table: str | None = None
+            self.lang = "en"
+
+    async def scenario() -> None:
+        live = Live(row, seats, None, bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
+        closed: list[Any] = []
+        live.unseated = closed.append
+        gates = [asyncio.Event(), asyncio.Event()]
+        reached = [asyncio.Event(), asyncio.Event()]
+        conns = [Conn(i, Socket(gates[i], reached[i])) for i in range(2)]
+        live.conns.update(conns)
+        task = asyncio.get_running_loop().create_task(live.broadcast())
+        done, _ = await asyncio.wait([asyncio.ensure_future(r.wait()) for r in reached],
+                                     return_when=asyncio.FIRST_COMPLETED)
+        first = 0 if reached[0].is_set() else 1
+        other = conns[1 - first]
+        # While the broadcast waits on the first socket, the other's seat is left and its socket
+        # taken off (as Hub.enforce(keep=...) does for the socket that asked to leave).
+        live.seats[other.key].left = True
+        live.conns.discard(other)
+        for g in gates:
+            g.set()
+        await asyncio.wait_for(task, 10)
+        assert conns[first].websocket.sent, "the socket still seated got nothing"
+        assert other.websocket.sent == [] and closed == []
+
+    asyncio.run(scenario())

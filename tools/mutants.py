@@ -154,6 +154,13 @@ MUTANTS = [
            '''        if not new or any(r.n != have + 1 + i for i, r in enumerate(new)):''',
            '''        if not new:''',
            (R + "test_steps_that_ride_in_a_note_are_applied_without_reading_the_database",)),
+    Mutant("broadcast-closes-taken-off", "a broadcast closes a socket a leave took off meanwhile, before the leave's answer",
+           "updown/server/live.py",
+           '''            if conn not in self.conns:
+                # Taken off''',
+           '''            if False:
+                # Taken off''',
+           ("tests/test_step_path.py::test_a_socket_taken_off_during_a_broadcast_gets_nothing_more_from_it",)),
     Mutant("stale-seat-keeps-frames", "a socket keeps its seat after the seat changes hands (checked at connect only)",
            "updown/server/live.py",
            '''        return account_id is not None and self.kind == "person" and self.account_id == account_id and not self.left''',

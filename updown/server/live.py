@@ -377,6 +377,11 @@ class Live:
         payloads: dict[tuple[int, int, int, str], str] = {}
         table = json.dumps({"type": "table", "table": self.public()})
         for conn in list(self.conns):
+            if conn not in self.conns:
+                # Taken off while this loop awaited another socket's send (a leave keeps its own
+                # socket off the table to answer it first, then closes it): no frame, and not
+                # closed here before that answer.
+                continue
             key = conn.key
             if key != SPECTATOR and not self.seats[key].held_by(conn.account_id):
                 # The seat changed hands (freed, left, taken by another): never one more private
