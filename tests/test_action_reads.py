@@ -366,6 +366,7 @@ def test_a_persons_step_in_a_note_for_a_seat_marked_away_here_reads_the_seat(sit
     _quiet(site)
     site.play_elsewhere(_ann_to_act)
     site.note()
+    _quiet(site)  # (the note woke the driver, which reads too)
     live = site.hub.lives[site.table]
     assert _ann_to_act(live.state)
     site.elsewhere.set_seat(site.table, 0, away=True, away_since=time.time())

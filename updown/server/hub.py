@@ -683,8 +683,9 @@ class Hub:
                     log.exception("table %s: a note's steps did not apply; reading the table", table_id)
                     plain = False
             ended = live.state.is_terminal()
-        if not new:
-            return  # had them all already (a catch-up of ours read them first)
+        if not new and not any(r.by == "player" and r.seat is not None and 0 <= r.seat < len(live.seats)
+                               and live.seats[r.seat].away for r in rows):
+            return  # had them all already (a catch-up of ours read them first), and no seat to read again
         if not plain or ended:
             await self.changed_elsewhere(table_id)
             return
