@@ -184,6 +184,9 @@ def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Si
         site.play_elsewhere(_ann_to_act)
         site.note()
         frame = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]))
+        # The note woke the driver, which reads the steps first: stopped before the other process
+        # plays on, or it could read some of them and spare the action its own catch-up.
+        _quiet(site)
         # Ann plays a card in another tab, on the other process, and play goes on there past her turn.
         mine = frame["legal"][0]["id"]
         site.play_elsewhere(lambda s: not s.is_chance() and 0 not in s.actors(), first=mine)
@@ -197,6 +200,7 @@ def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Si
         after, n_after = site.stored()
         assert n_after == n and after.view(None) == before.view(None)  # nothing stored
         assert site.in_memory() == n  # caught up
+        _quiet(site)
 
         # The other process plays on to Ann's turn again; this one hears nothing and thinks another seat
         # must act. Ann (in the database's turn) plays: accepted, stored after those steps.
