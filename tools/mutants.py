@@ -144,10 +144,8 @@ MUTANTS = [
            (B + "test_a_conflict_in_a_group_refuses_only_its_own_item",)),
     Mutant("note-steps-ignore-away", "a person's step from another process's note leaves the seat away here (a stand-in plays on)",
            "updown/server/hub.py",
-           '''            if r.by == "player" and r.seat is not None and (live.seats[r.seat].away or live.seats[r.seat].left):
-                return False''',
-           '''            if False:
-                return False''',
+           '''                and (live.seats[r.seat].away or live.seats[r.seat].left))''',
+           '''                and False)''',
            (R + "test_a_persons_step_in_a_note_for_a_seat_marked_away_here_reads_the_seat",)),
     Mutant("note-steps-fill-gaps", "steps from a note are applied after a gap (a lost note) instead of reading the table",
            "updown/server/hub.py",

@@ -683,8 +683,7 @@ class Hub:
                     log.exception("table %s: a note's steps did not apply; reading the table", table_id)
                     plain = False
             ended = live.state.is_terminal()
-        if not new and not any(r.by == "player" and r.seat is not None and 0 <= r.seat < len(live.seats)
-                               and live.seats[r.seat].away for r in rows):
+        if not new and not any(self._held_here(live, r) for r in rows):
             return  # had them all already (a catch-up of ours read them first), and no seat to read again
         if not plain or ended:
             await self.changed_elsewhere(table_id)
@@ -700,9 +699,16 @@ class Hub:
         for r in new:
             if r.by not in self.STEPPED_BY or (r.seat is not None and not 0 <= r.seat < len(live.seats)):
                 return False
-            if r.by == "player" and r.seat is not None and (live.seats[r.seat].away or live.seats[r.seat].left):
+            if self._held_here(live, r):
                 return False
         return True
+
+    @staticmethod
+    def _held_here(live: Live, r: StepRow) -> bool:
+        """A person's step for a seat this process holds for them (away or left): that step's
+        transaction set the seat back, so the seat must be read, not only the step applied."""
+        return (r.by == "player" and r.seat is not None and 0 <= r.seat < len(live.seats)
+                and (live.seats[r.seat].away or live.seats[r.seat].left))
 
     async def changed_elsewhere(self, table_id: str) -> None:
         live = self.lives.get(table_id)
