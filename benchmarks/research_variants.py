@@ -66,7 +66,10 @@ mixture, from ``EasyBot.randomness``: the tests check it against the bot's own d
 is uniform; ``normal`` is the generic ``normal`` level (``updown.bots.search.NormalBot``: ISMCTS
 from its own view, 90 ms a decision, anchored on greedy), asked once per information set, so a pure
 policy drawn from its behaviour. (UP&DOWN's own ``normal``, ``pimc`` over the batched numpy
-engine, cannot play a research deck: the batched engine deals the full deck.) A policy's
+engine, cannot play a research deck: the batched engine deals the full deck.) ``level:NAME@N`` is
+the game's own level NAME (``make_bot``; Up or Down?'s ``normal`` and ``hard`` are ``pimc`` over
+the engine and play research decks) held to N worlds (or simulations) with no clock, so that its
+policy is the same at any load from the same seed; ``level:NAME`` keeps its clock. A policy's
 exploitability is OpenSpiel's: the mean over the two seats of what a best response gains against
 it, in the game's utility (a game is worth +1, 0 or -1).
 """
@@ -303,11 +306,13 @@ class BotPolicies:
         self.seconds = {name: 0.0 for name in self.names}
         self._bots: dict[str, list[Any]] = {}
         for name in self.names:
-            seats = []
+            seats: list[Any] = []
             for seat in range(VARIANTS[game_id][0]):
                 rng = random.Random(seed * 1000 + seat)
                 if name == "normal":  # the generic level: the games' own normal need the batched engines
                     seats.append(NormalBot(game, seat, rng))
+                elif name.startswith("level:"):
+                    seats.append(held_level(name, game, seat, rng))
                 elif name != "random":
                     seats.append(make_bot(name, game, seat, rng))
             self._bots[name] = seats
@@ -336,6 +341,29 @@ class BotPolicies:
         for name in self.names:
             probs = self.probabilities(name, info.seat, view, info.legal)
             self.policies[name][info.key] = list(zip(info.efg, probs))
+
+
+def held_level(name: str, game: Any, seat: int, rng: random.Random) -> Any:
+    """``level:NAME`` is the game's own level NAME (``make_bot``, e.g. Up or Down?'s ``pimc``
+    levels); ``level:NAME@N`` holds it to a count instead of its clock: N worlds (a ``pimc`` level)
+    or N simulations (a tree search), no time budget, so that its policy is the same at any load and
+    from the same seed. A level that can do neither is refused by name."""
+    from updown.bots import make_bot
+
+    level, _, count = name[len("level:"):].partition("@")
+    bot: Any = make_bot(level, game, seat, rng)
+    if count:
+        n = int(count)
+        if n < 1:
+            raise ValueError(f"{name}: the count after @ must be at least 1")
+        if hasattr(bot, "worlds"):
+            bot.worlds, bot.min_worlds = n, min(n, bot.min_worlds)
+        elif hasattr(bot, "simulations"):
+            bot.simulations = n
+        else:
+            raise ValueError(f"{name}: {level} has neither worlds nor simulations to hold to a count")
+        bot.milliseconds = None
+    return bot
 
 
 def uniform_policy(export: Export) -> Policy:

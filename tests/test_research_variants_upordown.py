@@ -401,3 +401,29 @@ def test_the_bots_are_policies_of_the_small_game(rv: Any) -> None:
         assert all(math.isclose(sum(p for _, p in row), 1.0) for row in policy.values())
     greedy, easy = (rv.exploitability(game, asked.policies[n]) for n in ("greedy", "easy"))
     assert CFR_PLUS_20 < greedy < UNIFORM and CFR_PLUS_20 < easy < UNIFORM
+
+
+def test_a_level_held_to_a_count_is_a_reproducible_policy(rv: Any) -> None:
+    """``level:NAME@N`` asks the game's own level (Up or Down?'s ``pimc``) with N worlds and no
+    clock: the same choices from the same seed at every information set asked, its worlds as given,
+    and a count that is not a count is refused by name."""
+    seen: list[tuple[Any, Any]] = []
+
+    def keep(info: Any, view: Any) -> None:
+        if len(info.legal) > 1 and len(seen) < 600:
+            seen.append((info, view))
+
+    rv.Export("6:2:2:2:1", game_id="up-or-down", forced=False, on_infoset=keep)
+    sample = seen[::15]
+    runs = []
+    for _ in range(2):
+        asked = rv.BotPolicies(["level:normal@12", "level:hard@6"], 5, "up-or-down")
+        bots = [asked._bots["level:normal@12"][s] for s in range(2)]
+        assert all(b.worlds == 12 and b.milliseconds is None and b.name == "normal" for b in bots)
+        assert all(b.worlds == 6 and b.milliseconds is None and b.name == "hard" for b in asked._bots["level:hard@6"])
+        runs.append([asked.probabilities(name, info.seat, view, info.legal)
+                     for info, view in sample for name in ("level:normal@12", "level:hard@6")])
+    assert runs[0] == runs[1]
+    assert all(sorted(p) == [0.0] * (len(p) - 1) + [1.0] for p in runs[0])  # pure choices
+    with pytest.raises(ValueError, match="at least 1"):
+        rv.BotPolicies(["level:normal@0"], 0, "up-or-down")
