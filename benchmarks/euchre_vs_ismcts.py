@@ -1,6 +1,7 @@
 """Strength of one of our bots against OpenSpiel's C++ ISMCTS at single deals of Euchre.
 
     .venv/bin/python benchmarks/euchre_vs_ismcts.py BOT [DEALS] [--sims N] [--seed S] [--uct-c C] [--match-time F]
+        [--aim X [--min-deals K]] [--seconds T]
 
 Needs the ``open_spiel`` extra (``pip install open_spiel==2.0.2``, in ``.[test]``).
 
@@ -16,6 +17,14 @@ keys. ISMCTS plays on pyspiel's state, from which it only uses its information s
 BOT's decisions its ``milliseconds`` budget is set to ``F`` times the median of ISMCTS's last 51
 decision times (BOT's own budget until ISMCTS has made 5), so a busy spell slows both sides alike.
 BOT must be a search bot (it has a ``milliseconds`` budget).
+
+``--aim X`` is a sequential test of BOT's points less ISMCTS's per deal against ``X``: from deal
+``K`` on (``--min-deals``, 20), after every deal, the run stops as soon as the 95% interval of the
+mean (Student's t over deals, ``updown.arena.stats.interval``) lies wholly above ``X`` (``met``)
+or wholly below it (``failed``); else it ends ``open`` when the DEALS or the ``--seconds`` run
+out, and says which. Looking after every deal makes a stop somewhat likelier than 5% by chance.
+The report names the engine module imported (compiled ``.so`` or pure ``.py``) and the load
+average at the start and the end.
 
 Duplicate deals: each deal (dealer and cards drawn by a seeded rng) is played twice, BOT as seats
 0 and 2, then as seats 1 and 3, with the same cards. The figure per deal is the mean over the two
@@ -51,6 +60,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import random
 import statistics
 import sys
@@ -60,6 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from updown.arena.stats import interval
 from updown.bots import make_bot
 from updown.core.registry import get_game
 from updown.games.euchre import (
@@ -205,6 +216,7 @@ class Rotation:
     diff: int
     ours: list[float] = field(default_factory=list)
     theirs: list[float] = field(default_factory=list)
+    worlds: list[int] = field(default_factory=list)  # worlds our bot used per decision (pimc bots)
     cases: Counter[str] = field(default_factory=Counter)  # how the alone/discard window went
 
 
@@ -289,6 +301,8 @@ def play_rotation(
                 mine = bot.act(state.view(seat), legal)
                 if len(legal) > 1:
                     out.ours.append(time.perf_counter() - t)
+                    if isinstance(getattr(bot, "used", None), int):
+                        out.worlds.append(bot.used)
                 assert mine in legal, (mine, legal)
                 if provisional is not None:
                     out.cases["our dealer discards, ISMCTS's alone pending"] += 1
@@ -327,8 +341,10 @@ class Report:
     per_deal: list[float] = field(default_factory=list)  # mean over the two rotations
     ours: list[float] = field(default_factory=list)  # our decision times (s)
     theirs: list[float] = field(default_factory=list)  # ISMCTS's decision times (s)
+    worlds: list[int] = field(default_factory=list)  # worlds our bot used per decision
     cases: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    verdict: str = ""  # with an aim: met, failed, or open (and why)
 
     @property
     def deals(self) -> int:
@@ -341,17 +357,30 @@ class Report:
     def median_max(times: list[float]) -> tuple[float, float]:
         return (statistics.median(times), max(times)) if times else (float("nan"), float("nan"))
 
+    def interval(self) -> tuple[float, float]:
+        """The 95% interval of the mean per-deal difference (Student's t; nan before 2 deals)."""
+        iv = interval(self.per_deal)
+        return (float("nan"), float("nan")) if iv["low"] is None else (iv["low"], iv["high"])
+
+    def decide(self, aim: float) -> str:
+        """``met`` (interval wholly above ``aim``), ``failed`` (wholly below) or ``open``."""
+        low, high = self.interval()
+        return "met" if low > aim else "failed" if high < aim else "open"
+
     def line(self) -> str:
         m, se = self.mean_se()
+        low, high = self.interval()
         om, ox = self.median_max(self.ours)
         tm, tx = self.median_max(self.theirs)
+        worlds = f", worlds median {statistics.median(self.worlds):.0f}" if self.worlds else ""
         return (f"{self.deals} deals ({2 * self.deals} games, {self.seconds:.0f} s): {self.bot} {m:+.3f} ± {se:.3f} "
-                f"points per deal; decisions: {self.bot} median {1000 * om:.1f} ms max {1000 * ox:.1f} ms "
-                f"({len(self.ours)}), ISMCTS median {1000 * tm:.1f} ms max {1000 * tx:.1f} ms ({len(self.theirs)})")
+                f"[{low:+.3f}, {high:+.3f}] points per deal; decisions: {self.bot} median {1000 * om:.1f} ms "
+                f"max {1000 * ox:.1f} ms ({len(self.ours)}{worlds}), ISMCTS median {1000 * tm:.1f} ms "
+                f"max {1000 * tx:.1f} ms ({len(self.theirs)}), ratio {om / tm:.2f}")
 
 
 def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
-    if name.startswith(("search:", "pimc:")):  # bots with explicit settings, as in bots_strength.py
+    if ":" in name:  # bots with explicit settings (search:, pimc:, LEVEL:key=value), as in bots_strength.py
         spec = importlib.util.spec_from_file_location("bots_strength", Path(__file__).with_name("bots_strength.py"))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -363,7 +392,10 @@ def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
 def run(
     bot: str, deals: int, sims: int = 1000, seed: int = 20261123, uct_c: float = 2.0,
     progress: Callable[[Report], None] | None = None, match_time: float | None = None,
+    aim: float | None = None, min_deals: int = 20, seconds: float | None = None,
 ) -> Report:
+    """Play up to ``deals`` duplicate deals; with ``aim``, stop once the 95% interval decides
+    (from ``min_deals`` deals on); with ``seconds``, stop after the deal that passes that time."""
     import pyspiel  # the open_spiel extra
 
     game = pyspiel.load_game("euchre", {"stick_the_dealer": True, "allow_lone_defender": False})
@@ -391,17 +423,28 @@ def run(
             diffs.append(r.diff)
             report.ours += r.ours
             report.theirs += r.theirs
+            report.worlds += r.worlds
             report.cases.update(r.cases)
         report.per_deal.append(statistics.fmean(diffs))
         report.seconds = time.perf_counter() - start
         if progress is not None:
             progress(report)
+        if aim is not None and report.deals >= min_deals and report.decide(aim) != "open":
+            report.verdict = f"{report.decide(aim)} (stopped at deal {report.deals})"
+            return report
+        if seconds is not None and report.seconds >= seconds:
+            if aim is not None:
+                report.verdict = f"open: time ran out ({seconds:.0f} s) at deal {report.deals}"
+            return report
+    if aim is not None:
+        report.verdict = f"open: the {deals} deals ran out"
     return report
 
 
 def main(argv: list[str]) -> None:
     args = list(argv)
-    flags = {"--sims": "1000", "--seed": "20261123", "--uct-c": "2.0", "--match-time": ""}
+    flags = {"--sims": "1000", "--seed": "20261123", "--uct-c": "2.0", "--match-time": "", "--aim": "",
+             "--min-deals": "20", "--seconds": ""}
     for flag in list(flags):
         if flag in args:
             i = args.index(flag)
@@ -414,6 +457,9 @@ def main(argv: list[str]) -> None:
     bot, deals = args[0], int(args[1]) if len(args) > 1 else 50
     sims, seed, uct_c = int(flags["--sims"]), int(flags["--seed"]), float(flags["--uct-c"])
     match_time = float(flags["--match-time"]) if flags["--match-time"] else None
+    aim = float(flags["--aim"]) if flags["--aim"] else None
+    min_deals = int(flags["--min-deals"])
+    seconds = float(flags["--seconds"]) if flags["--seconds"] else None
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -423,17 +469,29 @@ def main(argv: list[str]) -> None:
         if r.deals < 10 or r.deals % 10 == 0:
             print("  " + r.line(), flush=True)
 
+    import updown.games.euchre as engine
+
+    load_start = os.getloadavg()
     print(f"euchre, one deal: {bot} (seats 0+2, then 1+3) vs OpenSpiel ISMCTS ({sims} simulations, "
           f"random rollouts, uct_c {uct_c}, max visit count), seed {seed}"
-          + (f", our budget {match_time} x ISMCTS's recent median time" if match_time else ""), flush=True)
-    report = run(bot, deals, sims, seed, uct_c, progress, match_time)
+          + (f", our budget {match_time} x ISMCTS's recent median time" if match_time else "")
+          + (f", sequential test against {aim:+} from deal {min_deals}" if aim is not None else ""), flush=True)
+    print(f"  our engine: {engine.__file__}; load average at start {load_start[0]:.2f} {load_start[1]:.2f} "
+          f"{load_start[2]:.2f}", flush=True)
+    report = run(bot, deals, sims, seed, uct_c, progress, match_time, aim, min_deals, seconds)
     m, se = report.mean_se()
-    om, _ = report.median_max(report.ours)
-    tm, _ = report.median_max(report.theirs)
+    low, high = report.interval()
+    om, ox = report.median_max(report.ours)
+    tm, tx = report.median_max(report.theirs)
+    load_end = os.getloadavg()
     print(report.line())
     print("  alone/discard window: " + ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items())))
-    print(f"  {bot} minus ISMCTS: {m:+.3f} ± {se:.3f} points per deal (duplicate, {report.deals} deals); "
-          f"median decision time ratio {bot}/ISMCTS {om / tm:.2f}")
+    print(f"  {bot} minus ISMCTS: {m:+.3f} ± {se:.3f} points per deal, 95% [{low:+.3f}, {high:+.3f}] "
+          f"(duplicate, {report.deals} deals); decision time median/max {bot} {1000 * om:.1f}/{1000 * ox:.1f} ms, "
+          f"ISMCTS {1000 * tm:.1f}/{1000 * tx:.1f} ms, median ratio {bot}/ISMCTS {om / tm:.2f}")
+    if aim is not None:
+        print(f"  against the aim {aim:+}: {report.verdict}")
+    print(f"  load average at end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}", flush=True)
 
 
 if __name__ == "__main__":
