@@ -11,12 +11,32 @@ only cards the seat may see: its own hand, the cards on the table, the up-card.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from updown.cli.screens import hooks_for
 from updown.core.protocol import Game
-from updown.i18n import translator
+from updown.i18n import Translator, translator
+
+_WHY: dict[str, Callable[[Any, str, Translator], str | None]] = {}
+"""Each game's ``why`` hook, looked up once: the screen modules are found once per process, and
+building the hooks at every frame was half of this module's time on a busy server."""
+
+
+@lru_cache(maxsize=32)
+def cached_translator(lang: str) -> Translator:
+    """:func:`updown.i18n.translator` kept for the few languages a server meets (a client's
+    ``lang`` is its own to choose; the bound keeps odd ones from piling up). A translator only
+    reads its catalogue, so one serves every frame in that language."""
+    return translator(lang)
+
+
+def _why_hook(game: Game[Any]) -> Callable[[Any, str, Translator], str | None]:
+    why = _WHY.get(game.id)
+    if why is None:
+        why = _WHY[game.id] = hooks_for(game).why
+    return why
 
 
 def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str = "en") -> dict[str, str]:
@@ -30,8 +50,8 @@ def why_not(game: Game[Any], view: Mapping[str, Any], legal: object, lang: str =
         return {}
     notations = {str(a.get("notation")) for a in legal if isinstance(a, Mapping)} if isinstance(legal, list) else set()
     discarding = any(n.startswith("discard ") for n in notations)  # the move a greyed card stands for
-    why = hooks_for(game).why
-    _ = translator(lang)
+    why = _why_hook(game)
+    _ = cached_translator(lang)
     out: dict[str, str] = {}
     seen = dict(view)  # one copy for all the cards: the hooks only read their view
     for item in hand:
