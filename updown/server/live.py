@@ -25,13 +25,12 @@ from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
 from updown.core.records import ChatLine, Record, RecordWriter
 from updown.core.registry import get_game
-from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
 from updown.server.botpool import BOT, BotPool, decide
 from updown.server.metrics import ACTIONS, BOT_SECONDS, WRITE_SECONDS
 from updown.server.models import Seat, Table
 from updown.server.outage import DATABASE, ServiceHealth, first_line, is_outage, retried
-from updown.server.reasons import why_not
+from updown.server.reasons import cached_translator, why_not
 from updown.server.store import Actor, ChatRow, Conflict, Finish, Posting, Store, StepRow, Unbalanced, Unheld
 
 log = logging.getLogger("updown.server")
@@ -141,6 +140,9 @@ class Live:
         self.driver: asyncio.Task[None] | None = None
         self.owned = False
         self.leave_tried: set[int] = set()
+        self._spare: tuple[int, State] | None = None
+        """A second copy of :attr:`state` and the number of steps it has had: the next action is
+        tried on it instead of on a fresh clone (see :meth:`_trial`)."""
         self._views: dict[int, tuple[int, dict[str, Any], list[Any]]] = {}
         """Each seat's view (without its log) and log at the step it was last built."""
         self.public_events: list[int] = []
@@ -245,7 +247,7 @@ class Live:
     def describe(self, events: list[dict[str, Any]], lang: str = "en") -> list[str]:
         """Each event explained in one line, in ``lang`` (the message catalogue of updown.i18n)."""
         names = self.names()
-        _ = translator(lang)
+        _ = cached_translator(lang)
         out = []
         for e in events:
             try:
@@ -453,7 +455,7 @@ class Live:
                 row = StepRow(len(self.steps) + 1, seat, None, self.game.action_to_str(action), client_id, by,
                               time.time())
                 cost = self.state.leave_cost(seat) if by == "leave" else 0
-                trial = self.state.clone()
+                trial = self._trial()
                 trial.apply(action, seat)
                 try:
                     finish: Finish | Posting | None = await self.settle(trial)
@@ -483,14 +485,38 @@ class Live:
                     log.error("table %s: step %d not stored: %s", self.id, row.n, first_line(err))
                     raise ActionError("not-stored", "the action could not be stored; send it again "
                                                     "(with the same id)") from None
-                self.state = trial
+                former, self.state = self.state, trial
                 self._stepped(row)
+                self._keep_spare(former, action, seat)
                 ACTIONS.labels(by).inc()
                 if isinstance(finish, Finish):
                     self.status, self.result = "finished", finish.result
                     log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
                 return row.n
             raise ActionError("busy", "the table is busy; send the action again")
+
+    def _trial(self) -> State:
+        """A copy of :attr:`state` to try the next action on: the spare when it is at the same step
+        (taken: it will be changed), else a clone. Cloning copies the whole game (its log grows
+        through the match) and was the step's largest single cost after the views."""
+        spare, self._spare = self._spare, None
+        if spare is not None and spare[0] == len(self.steps):
+            return spare[1]
+        return self.state.clone()
+
+    def _keep_spare(self, former: State, action: int, seat: int) -> None:
+        """Bring the state an action was tried beside up to the same step, as the next spare.
+
+        ``former`` is the state before the stored step: applying the same action to it gives the
+        same state as the trial that became :attr:`state` (the engines are deterministic: a table
+        is rebuilt from its steps the same way), for a fraction of a clone. Nothing else keeps it:
+        it was :attr:`state` until this step, and views, frames and bots take copies, not it."""
+        try:
+            former.apply(action, seat)
+        except Exception:  # never expected (the same action on the same position); a clone then
+            log.exception("table %s: the spare state did not take step %d", self.id, len(self.steps))
+            return
+        self._spare = (len(self.steps), former)
 
     async def _commit(self, rows: list[StepRow], finish: Finish | Posting | None, actor: Actor | None = None) -> None:
         """Store steps, retried with backoff while the database is away (a few seconds at most)."""
