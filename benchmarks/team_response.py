@@ -535,6 +535,227 @@ def team_bounds(tree: Tree, beh: Behaviour, team: tuple[int, int], restarts: int
     return TeamBounds(team, base, best_value, joint.value, deviation, best_name, ends, steps)
 
 
+# -- the exact team best response: a mixed-integer program -------------------------------------------
+
+SCALE = 1e4
+"""The program maximises the team's value times this. HiGHS stops once its incumbent and its dual
+bound are within an absolute 1e-6 of the objective (its default ``mip_abs_gap``, which scipy does not
+pass on), so scaled the stop is within 1e-10 of the team's utility; ``mip_rel_gap`` is set to 0."""
+
+
+@dataclass
+class Exact:
+    """The team's best pure joint deviation (both partners each on its own information sets) by a
+    mixed-integer program: optimal, or within the solver's time limit its best deviation and bound."""
+
+    team: tuple[int, int]
+    base: float
+    """The team's expected summed utility under the policy."""
+    value: float
+    """The best deviation found: its summed utility, computed again exactly on the tree."""
+    bound: float
+    """No deviation of the team reaches more: the solver's dual bound (``value`` when optimal)."""
+    optimal: bool
+    message: str
+    seconds: float
+    deviation: Behaviour
+    """The deviation: pure at every information set of both partners (an information set its own
+    play never reaches gets its first action)."""
+    sizes: dict[str, int]
+    """binaries (the partners' sequences), products (one per distinct pair of the partners'
+    sequences at the terminal nodes), rows (the constraints), branch-and-bound nodes."""
+
+    @property
+    def gain(self) -> float:
+        return self.value - self.base
+
+    @property
+    def bound_gain(self) -> float:
+        return self.bound - self.base
+
+
+def team_exact(tree: Tree, beh: Behaviour, team: tuple[int, int], time_limit: float | None = None,
+               strong: bool = True) -> Exact:
+    """The exact best response of ``team`` against ``beh`` (everyone else and chance), each partner
+    acting on its own information sets, as a mixed-integer program solved by HiGHS
+    (``scipy.optimize.milp``).
+
+    Each partner plays purely, written in sequence form: a binary ``x[I, a]`` for each of its
+    information sets I and actions a, with ``x(root) = 1`` and, at each I, the sum of its actions'
+    ``x`` equal to ``x`` of the partner's last own (information set, action) before I (perfect recall:
+    the same at every node of I, checked). A terminal node z then counts ``p(z) u(z) xA(σA(z))
+    xB(σB(z))``, with ``p`` chance's and the other seats' reach under ``beh``, ``u`` the partners'
+    summed utility and σ a partner's last own sequence before z. The coefficients are summed over the
+    terminal nodes with the same pair (σA, σB); each pair whose sequences are both past the root gets
+    a continuous ``w`` in [0, 1] for the product: ``w <= xA``, ``w <= xB`` where its coefficient is
+    positive, ``w >= xA + xB - 1`` where negative (maximising, ``w`` then equals the product at any
+    binary ``x``). A pair with a root sequence is linear. Pure play loses nothing: the value is
+    linear in each partner's mixed sequence form, and linear in each information set's behaviour, so
+    a pure strategy of each partner (a vertex) is optimal for any play of the other."""
+    import scipy.optimize
+    import scipy.sparse
+
+    started = time.perf_counter()
+    ar = arrays(tree)
+    n = len(tree)
+    a_seat, b_seat = team
+    util = objective(tree, team)
+    base = float(_values(ar, _edge_probs(ar, beh), util)[0])
+    p = np.maximum(ar.parent, 0)
+    from_team = (ar.parent >= 0) & ar.decision[p] & np.isin(ar.seat[p], list(team))
+    q = np.where(from_team, 1.0, _edge_probs(ar, beh))
+    reach = np.zeros(n)
+    reach[0] = 1.0
+    seq = {s: np.full(n, -1, dtype=np.int64) for s in team}
+    """Per partner, at each node: the slot of its last own (information set, action) above (-1: none)."""
+    for edges in ar.levels[1:]:
+        par = ar.parent[edges]
+        reach[edges] = reach[par] * q[edges]
+        for s in team:
+            own = ar.decision[par] & (ar.seat[par] == s)
+            seq[s][edges] = np.where(own, ar.slot[edges], seq[s][par])
+    # the variables: each partner's sequences (binary), then the products
+    infosets = [i for i, k in enumerate(ar.keys) if k[0] in team]
+    slots = np.concatenate([np.arange(ar.offset[i], ar.offset[i + 1]) for i in infosets])
+    var = np.full(int(ar.offset[-1]), -1, dtype=np.int64)
+    var[slots] = np.arange(len(slots))
+    nx = len(slots)
+    # the sequence-form rows: sum of I's actions - the parent sequence = 1 (at the root) or 0
+    mover = ar.decision & np.isin(ar.seat, list(team))
+    parent_seq = np.where(ar.seat == a_seat, seq[a_seat], seq[b_seat])
+    low = np.full(len(ar.keys), 1 << 60, dtype=np.int64)
+    high = np.full(len(ar.keys), -(1 << 60), dtype=np.int64)
+    np.minimum.at(low, ar.kid[mover], parent_seq[mover])
+    np.maximum.at(high, ar.kid[mover], parent_seq[mover])
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    row_lo: list[float] = []
+    row_hi: list[float] = []
+    for r, i in enumerate(infosets):
+        assert low[i] == high[i], f"{ar.keys[i]} has nodes after different own sequences: no perfect recall"
+        own = var[np.arange(ar.offset[i], ar.offset[i + 1])]
+        cols.append(own)
+        vals.append(np.ones(len(own)))
+        rows.append(np.full(len(own), r))
+        if low[i] >= 0:
+            cols.append(np.array([var[low[i]]]))
+            vals.append(np.array([-1.0]))
+            rows.append(np.array([r]))
+        rhs = 1.0 if low[i] < 0 else 0.0
+        row_lo.append(rhs)
+        row_hi.append(rhs)
+    # the terminal nodes' coefficients, summed by the pair of the partners' sequences
+    term = np.flatnonzero((np.array(tree.kind) == TERMINAL) & (reach > 0) & (util != 0))
+    coef = reach[term] * util[term]
+    width = int(ar.offset[-1]) + 1
+    pair_id, inverse = np.unique((seq[a_seat][term] + 1) * width + seq[b_seat][term] + 1, return_inverse=True)
+    summed = np.bincount(inverse, weights=coef, minlength=len(pair_id))
+    sa, sb = pair_id // width - 1, pair_id % width - 1
+    constant = float(summed[(sa < 0) & (sb < 0)].sum())
+    c = np.zeros(nx)
+    np.add.at(c, var[sa[(sa >= 0) & (sb < 0)]], summed[(sa >= 0) & (sb < 0)])
+    np.add.at(c, var[sb[(sb >= 0) & (sa < 0)]], summed[(sb >= 0) & (sa < 0)])
+    both = (sa >= 0) & (sb >= 0) & (summed != 0)
+    product: dict[tuple[int, int], int] = {}
+    """The product variables: (slot of A's sequence, slot of B's) -> its index among them."""
+    for pair in zip(sa[both].tolist(), sb[both].tolist()):
+        product[pair] = len(product)
+    r0 = len(infosets)
+    if strong:
+        # every pair's siblings and parents on either side, so that each partner's sequence-form rows
+        # hold multiplied by the other's sequence
+        slot_info = np.repeat(np.arange(len(ar.keys)), np.diff(ar.offset))
+        todo = list(product)
+        while todo:
+            pa, pb = todo.pop()
+            for mine, other, first in ((pa, pb, True), (pb, pa, False)):
+                i = int(slot_info[mine])
+                near = list(range(int(ar.offset[i]), int(ar.offset[i + 1])))
+                if low[i] >= 0:
+                    near.append(int(low[i]))
+                for s_ in near:
+                    pair = (s_, other) if first else (other, s_)
+                    if pair not in product:
+                        product[pair] = len(product)
+                        todo.append(pair)
+        # for each (information set I of one partner, sequence t of the other) met: the sum of
+        # w(I's actions, t) - w(I's parent sequence, t) = 0, where w(root, t) = x(t)
+        groups: dict[tuple[int, int, bool], int] = {}
+        for (pa, pb), k in product.items():
+            for mine, other, first in ((pa, pb, True), (pb, pa, False)):
+                g = (int(slot_info[mine]), other, first)
+                if g not in groups:
+                    groups[g] = r0 + len(groups)
+                rows.append(np.array([groups[g]]))
+                cols.append(np.array([nx + k]))
+                vals.append(np.array([1.0]))
+        for (i, other, first), r in groups.items():
+            if low[i] >= 0:
+                k = product[(int(low[i]), other) if first else (other, int(low[i]))]
+                cols.append(np.array([nx + k]))
+            else:
+                cols.append(np.array([var[other]]))
+            rows.append(np.array([r]))
+            vals.append(np.array([-1.0]))
+        r0 += len(groups)
+        row_lo += [0.0] * len(groups)
+        row_hi += [0.0] * len(groups)
+    nw = len(product)
+    pa_all = np.array([k[0] for k in product], dtype=np.int64).reshape(-1)
+    pb_all = np.array([k[1] for k in product], dtype=np.int64).reshape(-1)
+    xa, xb = var[pa_all], var[pb_all]
+    cw = np.zeros(nw)
+    cw[:int(both.sum())] = summed[both]
+    w = nx + np.arange(nw)
+    # w - xA <= 0 and w - xB <= 0 (positive; implied by the rows above when strong),
+    # xA + xB - w <= 1 (negative)
+    pos = np.flatnonzero(cw > 0) if not strong else np.zeros(0, dtype=np.int64)
+    neg = np.flatnonzero(cw < 0)
+    for k, x in enumerate((xa, xb)):
+        rr = r0 + 2 * np.arange(len(pos)) + k
+        rows += [rr, rr]
+        cols += [w[pos], x[pos]]
+        vals += [np.ones(len(pos)), -np.ones(len(pos))]
+    rr = r0 + 2 * len(pos) + np.arange(len(neg))
+    rows += [rr, rr, rr]
+    cols += [xa[neg], xb[neg], w[neg]]
+    vals += [np.ones(len(neg)), np.ones(len(neg)), -np.ones(len(neg))]
+    nrows = r0 + 2 * len(pos) + len(neg)
+    lo = np.concatenate([row_lo, np.full(2 * len(pos) + len(neg), -np.inf)])
+    hi = np.concatenate([row_hi, np.zeros(2 * len(pos)), np.ones(len(neg))])
+    matrix = scipy.sparse.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                                    shape=(nrows, nx + nw))
+    obj = np.concatenate([c, cw])
+    options: dict[str, Any] = {"disp": False, "mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = max(0.1, time_limit - (time.perf_counter() - started))
+    res = scipy.optimize.milp(-SCALE * obj, integrality=np.concatenate([np.ones(nx), np.zeros(nw)]),
+                              bounds=scipy.optimize.Bounds(0.0, 1.0),
+                              constraints=scipy.optimize.LinearConstraint(matrix, lo, hi), options=options)
+    sizes = {"binaries": nx, "products": nw, "rows": nrows, "nodes": int(res.mip_node_count or 0)}
+    deviation: Behaviour = {}
+    if res.x is None:  # stopped before any incumbent: the policy's likeliest action at each set
+        for i in infosets:
+            deviation[ar.keys[i]] = pure(len(beh[ar.keys[i]]), int(np.argmax(beh[ar.keys[i]])))
+    else:
+        x = np.round(res.x[:nx])
+        for i in infosets:
+            own = x[var[np.arange(ar.offset[i], ar.offset[i + 1])]]
+            deviation[ar.keys[i]] = pure(len(own), int(np.argmax(own)))
+    found = float(_values(ar, _edge_probs(ar, {**beh, **deviation}), util)[0])
+    # the products' w are at most the products where they count positively, at least where negatively:
+    # the solver's value of its incumbent is at most the deviation's, equal once optimal
+    optimal = res.status == 0
+    if res.x is not None:
+        solver_value = constant - float(res.fun) / SCALE
+        assert found >= solver_value - 1e-7 and (not optimal or found <= solver_value + 1e-7), (team, found, solver_value)
+    dual = res.mip_dual_bound
+    bound = found if optimal else max(found, constant - float(dual) / SCALE if dual is not None else np.inf)
+    return Exact(team, base, found, bound, optimal, str(res.message), time.perf_counter() - started,
+                 deviation, sizes)
+
+
 # -- the benchmark ------------------------------------------------------------------------------------
 
 def policies_of(deck: str, game_id: str, tree: Tree, export: AnnotatedExport, game: Any,
@@ -559,16 +780,28 @@ def policies_of(deck: str, game_id: str, tree: Tree, export: AnnotatedExport, ga
 
 
 def measure(tree: Tree, game: Any, beh: Behaviour, partitions: Sequence[tuple[tuple[int, int], ...]],
-            restarts: int, seed: int, kicks: int = 0) -> dict[str, Any]:
+            restarts: int, seed: int, kicks: int = 0, exact_seconds: float = 0.0) -> dict[str, Any]:
     """One policy: OpenSpiel's NashConv / 4, each seat's own gain, each pair's bounds, each
-    partition's team figures."""
+    partition's team figures; with ``exact_seconds``, each pair's exact figure too (the MILP, with
+    that time limit a pair)."""
     published = rv.exploitability(game, policy_of(tree, beh))
     gains = seat_gains(tree, beh)
     pairs: dict[tuple[int, int], TeamBounds] = {}
+    exact: dict[tuple[int, int], Exact] = {}
     for split in partitions:
         for team in split:
             if team not in pairs:
                 pairs[team] = team_bounds(tree, beh, team, restarts, seed, kicks=kicks)
+                if exact_seconds > 0:
+                    e = exact[team] = team_exact(tree, beh, team, exact_seconds)
+                    bounds = pairs[team]
+                    assert bounds.lower <= e.bound + 1e-9 and e.value <= bounds.upper + 1e-9, (team, bounds, e)
+    exact_pairs = {f"{t[0]}{t[1]}": {"exact_gain_per_seat": e.gain / 2, "exact_bound_per_seat": e.bound_gain / 2,
+                                     "exact_optimal": e.optimal, "exact_seconds": round(e.seconds, 2),
+                                     "exact_sizes": e.sizes} for t, e in exact.items()}
+    exact_splits = {"|".join(f"{t[0]}{t[1]}" for t in split): {
+        "exact": sum(exact[t].gain for t in split) / 4, "exact_bound": sum(exact[t].bound_gain for t in split) / 4,
+        "exact_optimal": all(exact[t].optimal for t in split)} for split in partitions} if exact else {}
     return {
         "nashconv/4": published,
         "seat_gains": gains,
@@ -576,16 +809,18 @@ def measure(tree: Tree, game: Any, beh: Behaviour, partitions: Sequence[tuple[tu
         "pairs": {f"{t[0]}{t[1]}": {"base": r.base, "lower_gain_per_seat": r.lower_gain / 2,
                                     "upper_gain_per_seat": r.upper_gain / 2, "start": r.start,
                                     "starts": {k: (v - r.base) / 2 for k, v in r.starts.items()},
-                                    "best_responses": r.steps} for t, r in pairs.items()},
+                                    "best_responses": r.steps, **exact_pairs.get(f"{t[0]}{t[1]}", {})}
+                  for t, r in pairs.items()},
         "partitions": {"|".join(f"{t[0]}{t[1]}" for t in split): {
             "lower": sum(pairs[t].lower_gain for t in split) / 4,
-            "upper": sum(pairs[t].upper_gain for t in split) / 4} for split in partitions},
+            "upper": sum(pairs[t].upper_gain for t in split) / 4,
+            **exact_splits.get("|".join(f"{t[0]}{t[1]}" for t in split), {})} for split in partitions},
     }
 
 
 def run_deck(deck: str, game_id: str, iterations: Sequence[int], bot_names: Sequence[str],
              restarts: int, seed: int, deadline: float, log: Callable[[str], None] = print,
-             kicks: int = 0) -> dict[str, Any]:
+             kicks: int = 0, exact_seconds: float = 0.0) -> dict[str, Any]:
     asked = rv.BotPolicies(bot_names, seed, game_id)
     start = time.perf_counter()
     export = AnnotatedExport(deck, on_infoset=asked.visit, game_id=game_id, forced=False)
@@ -604,7 +839,7 @@ def run_deck(deck: str, game_id: str, iterations: Sequence[int], bot_names: Sequ
             log(f"  (the time limit: {name} and later not measured)")
             break
         begun = time.perf_counter()
-        res = measure(tree, game, beh, partitions, restarts, seed, kicks)
+        res = measure(tree, game, beh, partitions, restarts, seed, kicks, exact_seconds)
         res["seconds"] = round(time.perf_counter() - begun, 1)
         res["load"] = round(os.getloadavg()[0], 1)
         result["policies"][name] = res
@@ -612,9 +847,17 @@ def run_deck(deck: str, game_id: str, iterations: Sequence[int], bot_names: Sequ
         log(f"  {name:10} {res['nashconv/4']:11.6f}  " + "  ".join(
             f"{'':>5}{p['lower']:9.6f} {p['upper']:9.6f}" for p in res["partitions"].values())
             + f"   {res['seconds']:5.1f}")
+        for split, p in res["partitions"].items():
+            if "exact" in p:
+                log(f"      split {split}: exact {p['exact']:.6f}" + ("" if p["exact_optimal"] else
+                    f" (a time limit: at most {p['exact_bound']:.6f})"))
         for pair, p in res["pairs"].items():
             log(f"      pair {pair}: per seat lower {p['lower_gain_per_seat']:.6f} (from {p['start']}), "
                 f"upper {p['upper_gain_per_seat']:.6f}; seats alone {', '.join(f'{g:.6f}' for g in res['seat_gains'])}")
+            if "exact_gain_per_seat" in p:
+                log(f"      pair {pair}: exact {p['exact_gain_per_seat']:.6f}"
+                    + ("" if p["exact_optimal"] else f", at most {p['exact_bound_per_seat']:.6f} (time limit)")
+                    + f" in {p['exact_seconds']:.1f} s; {p['exact_sizes']}")
     return result
 
 
@@ -627,6 +870,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--restarts", type=int, default=2, help="random starts of the alternation, each pair")
     ap.add_argument("--kicks", type=int, default=10,
                     help="then this many times: redraw an eighth of the best deviation's sets at random, alternate again")
+    ap.add_argument("--exact-seconds", type=float, default=600.0,
+                    help="the exact team best response (a MILP) with this time limit a pair; 0: not run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minutes", type=float, default=30.0, help="start no policy after this long")
     ap.add_argument("--json", default="")
@@ -645,7 +890,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             break
         results.append(run_deck(deck, args.game, [int(i) for i in args.iterations.split(",") if i],
                                 [b for b in args.bots.split(",") if b], args.restarts, args.seed, deadline,
-                                kicks=args.kicks))
+                                kicks=args.kicks, exact_seconds=args.exact_seconds))
         if args.json:
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
