@@ -42,6 +42,8 @@ BOT_TIMEOUT = 120.0
 BUSY = "the server is busy: its database cannot be reached; nothing was stored, send the action again " \
        "(with the same id) in a moment"
 """The message of the ``busy`` error: an action refused, not acknowledged, while the database is away."""
+LINES_KEPT = 20_000
+"""At most this many event lines a language kept by a table (a long match's log is some thousands)."""
 CHAT_MISSING = "the chat could not be read: the database cannot be reached; ask again in a moment"
 """Said by a record given without its chat (the game in it is whole)."""
 
@@ -143,6 +145,11 @@ class Live:
         self._spare: tuple[int, State] | None = None
         """A second copy of :attr:`state` and the number of steps it has had: the next action is
         tried on it instead of on a fresh clone (see :meth:`_trial`)."""
+        self._table_message: tuple[tuple[Any, ...], str] | None = None
+        """The last ``table`` message and what it was built from (:meth:`table_message`)."""
+        self._lines: dict[str, dict[int, tuple[dict[str, Any], str]]] = {}
+        """Each language's lines of the events described so far (:meth:`describe`)."""
+        self._lines_names: list[str] = []
         self._views: dict[int, tuple[int, dict[str, Any], list[Any]]] = {}
         """Each seat's view (without its log) and log at the step it was last built."""
         self.public_events: list[int] = []
@@ -245,15 +252,32 @@ class Live:
         return [s.name or f"seat {i}" for i, s in enumerate(self.seats)]
 
     def describe(self, events: list[dict[str, Any]], lang: str = "en") -> list[str]:
-        """Each event explained in one line, in ``lang`` (the message catalogue of updown.i18n)."""
+        """Each event explained in one line, in ``lang`` (the message catalogue of updown.i18n).
+
+        A line depends on the event, the seats' names and the language only, and most events go to
+        every seat in the same (read-only, shared) object: each is described once a language and
+        kept, by the event's identity, until a name changes."""
         names = self.names()
+        if names != self._lines_names:
+            self._lines.clear()
+            self._lines_names = names
         _ = cached_translator(lang)
+        kept = self._lines.get(_.lang)
+        if kept is None:
+            kept = self._lines[_.lang] = {}
         out = []
         for e in events:
+            hit = kept.get(id(e))  # kept with its event, so no other object can have that id meanwhile
+            if hit is not None:
+                out.append(hit[1])
+                continue
             try:
-                out.append(describe_event(self.game, e, names, _))
+                line = describe_event(self.game, e, names, _)
             except Exception:  # a line of text must never stop the table
-                out.append(str(e.get("type", "")))
+                line = str(e.get("type", ""))
+            if len(kept) < LINES_KEPT:
+                kept[id(e)] = (e, line)
+            out.append(line)
         return out
 
     def legal(self, key: int) -> list[dict[str, Any]]:
@@ -304,6 +328,20 @@ class Live:
                        "played_by_bot": s.kind == "bot" or s.left or s.away}
                       for i, s in enumerate(self.seats)],
         }
+
+    def table_message(self) -> str:
+        """The ``table`` message (:meth:`public`) as sent, encoded again only when something in it
+        changed: at most steps only the leave cost could, and a broadcast follows every step."""
+        seats = [(s.kind, s.name, s.bot, s.connections > 0, s.away, s.left) for s in self.seats]
+        result = None if self.result is None else json.dumps(self.result, sort_keys=True)  # a copy: never stale
+        sig = (self.status, result, self.timer, self.grace, self.rated, self.private, self.options,
+               self.state.leave_cost(0) if not self.state.is_terminal() else 0, seats)
+        kept = self._table_message
+        if kept is not None and kept[0] == sig:
+            return kept[1]
+        text = json.dumps({"type": "table", "table": self.public()})
+        self._table_message = (sig, text)
+        return text
 
     async def chat_for_record(self) -> tuple[list[ChatRow], str | None]:
         """The table's chat for its record, read off the event loop (a slow database stalls no other
@@ -377,7 +415,7 @@ class Live:
         one client overlapping frames, and each frame starts where the client's last one ended."""
         dead = []
         payloads: dict[tuple[int, int, int, str], str] = {}
-        table = json.dumps({"type": "table", "table": self.public()})
+        table = self.table_message()
         for conn in list(self.conns):
             if conn not in self.conns:
                 # Taken off while this loop awaited another socket's send (a leave keeps its own
