@@ -1,7 +1,7 @@
 """Strength of one of our bots against OpenSpiel's C++ ISMCTS at single deals of Euchre.
 
     .venv/bin/python benchmarks/euchre_vs_ismcts.py BOT [DEALS] [--sims N] [--seed S] [--uct-c C] [--match-time F]
-        [--aim X [--min-deals K]] [--seconds T]
+        [--aim X [--min-deals K]] [--seconds T] [--from D]
 
 Needs the ``open_spiel`` extra (``pip install open_spiel==2.0.2``, in ``.[test]``).
 
@@ -23,7 +23,9 @@ BOT must be a search bot (it has a ``milliseconds`` budget).
 mean (Student's t over deals, ``updown.arena.stats.interval``) lies wholly above ``X`` (``met``)
 or wholly below it (``failed``); else it ends ``open`` when the DEALS or the ``--seconds`` run
 out, and says which. Looking after every deal makes a stop somewhat likelier than 5% by chance.
-The report names the engine module imported (compiled ``.so`` or pure ``.py``) and the load
+``--from D`` starts at the seed's deal ``D`` (0-based): a run stopped at its ``D``-th deal is
+continued past the stop on the same deals by running it again with ``--from D`` (the interval
+then covers the new deals only; pool the two runs for the whole). The report names the engine module imported (compiled ``.so`` or pure ``.py``) and the load
 average at the start and the end.
 
 Duplicate deals: each deal (dealer and cards drawn by a seeded rng) is played twice, BOT as seats
@@ -392,7 +394,7 @@ def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
 def run(
     bot: str, deals: int, sims: int = 1000, seed: int = 20261123, uct_c: float = 2.0,
     progress: Callable[[Report], None] | None = None, match_time: float | None = None,
-    aim: float | None = None, min_deals: int = 20, seconds: float | None = None,
+    aim: float | None = None, min_deals: int = 20, seconds: float | None = None, first: int = 0,
 ) -> Report:
     """Play up to ``deals`` duplicate deals; with ``aim``, stop once the 95% interval decides
     (from ``min_deals`` deals on); with ``seconds``, stop after the deal that passes that time."""
@@ -403,7 +405,7 @@ def run(
     report = Report(bot, sims)
     start = time.perf_counter()
     recent: deque[float] = deque(maxlen=51)
-    for n in range(deals):
+    for n in range(first, first + deals):
         rng = random.Random(f"euchre vs ismcts {seed} {n}")
         deal = Deal.draw(rng)
         diffs = []
@@ -444,7 +446,7 @@ def run(
 def main(argv: list[str]) -> None:
     args = list(argv)
     flags = {"--sims": "1000", "--seed": "20261123", "--uct-c": "2.0", "--match-time": "", "--aim": "",
-             "--min-deals": "20", "--seconds": ""}
+             "--min-deals": "20", "--seconds": "", "--from": "0"}
     for flag in list(flags):
         if flag in args:
             i = args.index(flag)
@@ -460,6 +462,7 @@ def main(argv: list[str]) -> None:
     aim = float(flags["--aim"]) if flags["--aim"] else None
     min_deals = int(flags["--min-deals"])
     seconds = float(flags["--seconds"]) if flags["--seconds"] else None
+    first = int(flags["--from"])
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -475,10 +478,11 @@ def main(argv: list[str]) -> None:
     print(f"euchre, one deal: {bot} (seats 0+2, then 1+3) vs OpenSpiel ISMCTS ({sims} simulations, "
           f"random rollouts, uct_c {uct_c}, max visit count), seed {seed}"
           + (f", our budget {match_time} x ISMCTS's recent median time" if match_time else "")
-          + (f", sequential test against {aim:+} from deal {min_deals}" if aim is not None else ""), flush=True)
+          + (f", sequential test against {aim:+} from deal {min_deals}" if aim is not None else "")
+          + (f", deals {first} on" if first else ""), flush=True)
     print(f"  our engine: {engine.__file__}; load average at start {load_start[0]:.2f} {load_start[1]:.2f} "
           f"{load_start[2]:.2f}", flush=True)
-    report = run(bot, deals, sims, seed, uct_c, progress, match_time, aim, min_deals, seconds)
+    report = run(bot, deals, sims, seed, uct_c, progress, match_time, aim, min_deals, seconds, first)
     m, se = report.mean_se()
     low, high = report.interval()
     om, ox = report.median_max(report.ours)
