@@ -225,3 +225,21 @@ def test_a_time_limit_brackets_the_optimum(tr: Any) -> None:
     assert tr.value(tree, {**beh, **quick.deviation}, (1, 3)) == pytest.approx(quick.value, abs=1e-12)
     if not quick.optimal:
         assert "time limit" in quick.message.lower()
+
+
+def test_the_benchmark_reports_the_exact_figure_between_the_bounds(tr: Any) -> None:
+    """``measure`` (what the benchmark prints and writes): each pair's exact figure between its
+    bounds, each split's exact figure the mean of its pairs', as the tables give them."""
+    tree, game, policies = _deck(tr, "updown-sueca", "7A:DH:1")
+    res = tr.measure(tree, game, policies["cfr 5"], tr.PARTITIONS["updown-sueca"], restarts=1, seed=0,
+                     kicks=1, exact_seconds=60)
+    for pair, p in res["pairs"].items():
+        assert p["exact_optimal"] and p["exact_bound_per_seat"] == p["exact_gain_per_seat"], pair
+        assert p["lower_gain_per_seat"] - 1e-12 <= p["exact_gain_per_seat"] <= p["upper_gain_per_seat"] + 1e-12, pair
+    for split, s in res["partitions"].items():
+        a, b = split.split("|")
+        assert s["exact"] == pytest.approx((res["pairs"][a]["exact_gain_per_seat"] + res["pairs"][b]["exact_gain_per_seat"]) / 2)
+        assert s["lower"] - 1e-12 <= s["exact"] <= s["upper"] + 1e-12
+    # some pair's coordinated bound is out of its reach against this policy
+    assert any(p["upper_gain_per_seat"] > p["exact_gain_per_seat"] + 1e-3 for p in res["pairs"].values())
+    assert "exact" not in tr.measure(tree, game, policies["cfr 5"], [((0, 2), (1, 3))], 0, 0)["partitions"]["02|13"]
