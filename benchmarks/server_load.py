@@ -8,6 +8,8 @@ legal actions through a real WebSocket on 127.0.0.1, against one server process 
     python benchmarks/server_load.py --db postgresql+psycopg://... --redis redis://... \\
         --processes 1,2,4 --rounds 2                             # scale-out, runs interleaved
     python benchmarks/server_load.py ... --deflate on,off --rounds 3   # WebSocket compression, interleaved
+    python benchmarks/server_load.py --in-process 15 --src before=/tmp/base,after=. --rounds 3
+                                                                 # the table's own step path only
 
 Starts ``updown serve`` itself (SQLite in a temporary folder unless --db is given; with a PostgreSQL
 URL every run gets a new database of its own in that cluster, dropped after it), creates the tables
@@ -29,6 +31,13 @@ client connected and none acting (clocks, heartbeats, leases), so that the CPU a
 is known too. On a machine whose cores the generator shares with the servers, the actions per
 second are the machine's; the server CPU an action, and actions per server-CPU-second, are what the
 servers would carry on cores of their own. Bounded: at most 1000 tables, 600 s a run, 10 rounds.
+
+``--in-process GAMES`` measures only the table's own part of an action (``Live.submit`` then
+``Live.broadcast`` to four seated sockets that send nothing anywhere, a store that stores nothing):
+GAMES whole games of random legal actions in a process of their own for each tree of ``--src``,
+after one game to warm up, reporting its CPU time an action. No sockets, database or other load
+generator share its figures, so it tells a change of ``live.py`` apart from the machine's noise; what
+it leaves out (uvicorn, the routes, the store) is what a server run adds.
 """
 
 from __future__ import annotations
@@ -546,6 +555,90 @@ def raise_open_files(need: int) -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def in_process_child(game_id: str, games: int) -> None:
+    """Play ``games`` games through ``Live`` (imported from this process's path) and print the
+    CPU time an action as JSON (see ``--in-process``)."""
+    import updown
+    from updown.server.live import Live
+    from updown.server.models import Seat, Table
+
+    class Store:
+        async def commit_async(self, table_id: str, rows: Any, finish: Any, actor: Any = None) -> None:
+            return None
+
+    class Sock:
+        async def send_text(self, text: str) -> None:
+            return None
+
+    class Conn:
+        def __init__(self, key: int) -> None:
+            self.key, self.account_id, self.websocket = key, key + 1, Sock()
+            self.send_lock = asyncio.Lock()
+            self.last_n: int | None = None
+            self.last_table: str | None = None
+            self.lang = "en"
+
+    async def notify(_live: Live) -> None:
+        return None
+
+    async def play() -> dict[str, Any]:
+        rng = random.Random(5)
+        actions, steps, cpu = 0, 0, 0.0
+        for g in range(games + 1):  # the first warms up (imports on first use): not counted
+            row = Table(id=f"t{g}", game=game_id, players=4, options="{}", seed=f"s{g}", timer=None, grace=60.0,
+                        rated=False, private=False, status="running", created_at=time.time())
+            seats = [Seat(table_id=row.id, seat=i, kind="person", account_id=i + 1, name=f"p{i}", left=False,
+                          away=False) for i in range(4)]
+            live = Live(row, seats, Store(), bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
+            for info in live.seats:
+                info.connections = 1
+            live.conns.update(Conn(i) for i in range(4))
+            await live.broadcast()
+            t0, n0 = time.process_time(), actions
+            while not live.state.is_terminal():
+                if live.state.is_chance():
+                    await live.chance_steps()
+                else:
+                    seat = live.state.actors()[0]
+                    await live.submit(seat, rng.choice(live.state.legal_actions(seat)), f"c{actions}", "player")
+                    actions += 1
+                await live.broadcast()
+            if g == 0:
+                actions = 0
+                continue
+            cpu += time.process_time() - t0
+            steps += len(live.steps)
+        return {"games": games, "actions": actions, "steps": steps, "ms_action": 1000 * cpu / max(actions, 1),
+                "updown": str(Path(updown.__file__).parent.parent)}
+
+    print(json.dumps(asyncio.run(play())))
+
+
+def in_process(args: argparse.Namespace, srcs: list[tuple[str, str] | None]) -> None:
+    """``--in-process``: the table's step path of each tree, interleaved A B, B A, ..."""
+    root = Path(__file__).resolve().parent.parent
+    order = [v for r in range(args.rounds) for v in (srcs if r % 2 == 0 else srcs[::-1])]
+    got: dict[str, list[float]] = collections.defaultdict(list)
+    for src in order:
+        label, path = src if src is not None else ("-", str(root))
+        env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())}
+        load = os.getloadavg()[0]
+        out = subprocess.run([sys.executable, "-P", str(Path(__file__).resolve()), "--in-process-child",
+                              str(args.in_process), "--game", args.game], env=env, capture_output=True, text=True,
+                             check=True, timeout=600)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        got[label].append(r["ms_action"])
+        print(f"[{time.strftime('%H:%M:%S')}] {label} ({r['updown']}), load {load:.2f}: {r['games']} games, "
+              f"{r['actions']} actions, {r['steps']} steps, {r['ms_action']:.3f} ms CPU an action")
+        if args.json:
+            with open(args.json, "a") as f:
+                f.write(json.dumps({**r, "src": label, "load": load}) + "\n")
+    first = statistics.median(next(iter(got.values())))
+    for label, ms in got.items():
+        print(f"{label}: median {statistics.median(ms):.3f} ms an action over {len(ms)} runs "
+              f"({statistics.median(ms) / first:.2f}x the first)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50)
@@ -569,7 +662,13 @@ def main() -> None:
                              "interleaved with the other variants: LABEL=PATH,LABEL=PATH")
     parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the first server with py-spy")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
+    parser.add_argument("--in-process", type=int, default=0, metavar="GAMES",
+                        help="instead of a server: the table's own step path, GAMES games for each --src tree")
+    parser.add_argument("--in-process-child", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.in_process_child:
+        in_process_child(args.game, args.in_process_child)
+        return
     processes = [int(p) for p in args.processes.split(",")]
     deflates = [{"on": True, "off": False}[d] for d in ("off" if args.no_deflate else args.deflate).split(",")]
     if not 1 <= args.tables <= 1000 or not 0 < args.seconds <= 600 or not 1 <= args.rounds <= 10:
@@ -586,6 +685,11 @@ def main() -> None:
             if not (Path(path) / "updown" / "server").is_dir():
                 parser.error(f"--src {path}: no updown/server there")
         srcs = list(trees)
+    if args.in_process:
+        if not 1 <= args.in_process <= 200:
+            parser.error("--in-process: 1 to 200 games")
+        in_process(args, srcs)
+        return
     raise_open_files(4 * args.tables * 2 + 1024)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
