@@ -76,7 +76,7 @@ def _random_game(tr: Any, seed: int) -> tuple[Any, Any]:
 
     def decide(parent: int, seat: int, key: tuple[int, int], views: tuple[Any, ...]) -> int:
         tree.actions[key] = 2
-        return tree.add(tr.DECISION, parent, seat=seat, key=key, views=views)
+        return int(tree.add(tr.DECISION, parent, seat=seat, key=key, views=views))
 
     def leaf(parent: int) -> None:
         tree.add(tr.TERMINAL, parent, payoff=[rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)])
