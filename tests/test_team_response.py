@@ -97,12 +97,13 @@ def test_the_upper_bound_needs_perfect_recall(tr: Any) -> None:
 
 # -- research decks ----------------------------------------------------------------------------------
 
-_DECKS: dict[tuple[str, str], Any] = {}
+_DECKS: dict[tuple[Any, str, str], Any] = {}
 
 
 def _deck(tr: Any, game_id: str, deck: str) -> tuple[Any, Any, Any, dict[str, Any]]:
-    """The tree, the OpenSpiel game and the export of a deck, with greedy asked: once a session."""
-    if (game_id, deck) not in _DECKS:
+    """The tree, the OpenSpiel game and the export of a deck, with greedy asked: once a session for
+    each loaded copy of the benchmark (``tr``; also used by tests/test_team_response_exact.py)."""
+    if (tr, game_id, deck) not in _DECKS:
         asked = tr.rv.BotPolicies(["greedy"], 0, game_id)
         export = tr.AnnotatedExport(deck, on_infoset=asked.visit, game_id=game_id, forced=False)
         tree = tr.Tree.from_export(export)
@@ -112,8 +113,8 @@ def _deck(tr: Any, game_id: str, deck: str) -> tuple[Any, Any, Any, dict[str, An
             solver.evaluate_and_update_policy()
         policies = {"uniform": tr.uniform(tree), "greedy": tr.behaviour_of(tree, asked.policies["greedy"]),
                     "cfr 5": tr.behaviour_of(tree, solver.average_policy())}
-        _DECKS[(game_id, deck)] = (tree, game, export, policies)
-    return _DECKS[(game_id, deck)]  # type: ignore[no-any-return]
+        _DECKS[(tr, game_id, deck)] = (tree, game, export, policies)
+    return _DECKS[(tr, game_id, deck)]  # type: ignore[no-any-return]
 
 
 def _openspiel_values(tr: Any, tree: Any, game: Any, beh: Any) -> list[float]:

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from bench_util import load_benchmark  # noqa: I001  (tests/ is on sys.path)
+from test_team_response import _deck as team_deck
 
 pyspiel = pytest.importorskip("pyspiel")
 pytest.importorskip("scipy")
@@ -155,22 +156,10 @@ def test_a_partner_that_forgets_is_refused(tr: Any) -> None:
 
 # -- research decks -----------------------------------------------------------------------------------
 
-_DECKS: dict[tuple[str, str], Any] = {}
-
-
 def _deck(tr: Any, game_id: str, deck: str) -> tuple[Any, Any, dict[str, Any]]:
-    if (game_id, deck) not in _DECKS:
-        asked = tr.rv.BotPolicies(["greedy"], 0, game_id)
-        export = tr.AnnotatedExport(deck, on_infoset=asked.visit, game_id=game_id, forced=False)
-        tree = tr.Tree.from_export(export)
-        game = export.load()
-        solver = pyspiel.CFRSolver(game)
-        for _ in range(5):
-            solver.evaluate_and_update_policy()
-        policies = {"uniform": tr.uniform(tree), "greedy": tr.behaviour_of(tree, asked.policies["greedy"]),
-                    "cfr 5": tr.behaviour_of(tree, solver.average_policy())}
-        _DECKS[(game_id, deck)] = (tree, game, policies)
-    return _DECKS[(game_id, deck)]  # type: ignore[no-any-return]
+    """The tree, the OpenSpiel game and the policies (uniform, greedy, CFR after 5) of a deck."""
+    tree, game, _export, policies = team_deck(tr, game_id, deck)
+    return tree, game, policies
 
 
 def _openspiel_value(tr: Any, tree: Any, game: Any, beh: Any, team: tuple[int, int]) -> float:
