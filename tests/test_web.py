@@ -267,7 +267,7 @@ def test_every_page_and_every_game_fits_a_360px_phone(server: Server, browser: o
     for path, ready in (("/account", "[data-balance]"), ("/leaderboard/updown-sueca", ".tabs"),
                         (f"/replay?table={ended}", ".replay-bar"), ("/signin", "#guest-form")):
         page.goto(path)
-        page.wait_for_selector(ready)
+        page.wait_for_selector(ready, timeout=120_000)  # the replay steps through the whole match first
         fits_the_phone(page, "phone-" + path.strip("/").split("?")[0].replace("/", "-"), problems)
     assert not problems, "\n".join(problems)
     no_errors(page)

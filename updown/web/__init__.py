@@ -14,7 +14,7 @@ The rules texts come from the server's ``/api/rules/{game}`` (the same files ``u
 shows), and event lines in the frames are translated by the server from the shared catalogue.
 """
 
-
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,9 @@ def mount(app: Any) -> None:
                 return JSONResponse({"detail": detail, **coded(detail)}, status_code=413)
         try:
             lang = request.query_params.get("lang", "en")
-            return JSONResponse(replay_steps(body, lang if lang in LANGS else "en"))
+            # A long match replays for seconds: off the event loop, so that no table waits for it.
+            steps = await asyncio.to_thread(replay_steps, body, lang if lang in LANGS else "en")
+            return JSONResponse(steps)
         except ReplayError as err:
             return JSONResponse({"detail": str(err), **coded(str(err))}, status_code=400)
 
