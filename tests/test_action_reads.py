@@ -310,6 +310,9 @@ def _quiet(site: Site) -> None:
         site.client.portal.call(_cancel, task)  # type: ignore[union-attr]
     live = site.hub.lives[site.table]
     deadline = time.time() + 60
+    while not all(task.done() for task in site.hub.tasks):  # a cancel is a request: wait till they end
+        assert time.time() < deadline, "the hub's loops did not end"
+        time.sleep(0.02)
     while live.driver is not None and not live.driver.done():
         assert time.time() < deadline, "the driving loop did not stop"
         time.sleep(0.02)
