@@ -171,3 +171,33 @@ def test_same_seed_same_episode_in_both_adapters(game_id: str, players: int, opt
     assert state.history() == [a for _seat, a in e.history]
     assert len(pz_obs) == len(os_obs) and all(np.array_equal(a, b) for a, b in zip(pz_obs, os_obs))
     assert state.engine.result() == e.state_.result()
+
+
+@pytest.mark.parametrize("name, params", [("python_euchre", {"deals": 1}), ("python_up_or_down", {"players": 2}),
+                                          ("python_updown", {"players": 2, "rounds": 1})])
+def test_who_acts_follows_every_step_and_an_action_after_the_end_is_an_error(name: str, params: dict[str, Any]) -> None:
+    # current_player is kept between steps (OpenSpiel asks it several times a step): after every
+    # step, in the state and in its clone, it is what the engine says now.
+    game = pyspiel.load_game(name, params)
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    while not state.is_terminal():
+        engine = state.engine
+        actors = engine.actors()
+        if engine.is_chance():
+            want = pyspiel.PlayerId.CHANCE
+        elif len(actors) > 1:
+            want = pyspiel.PlayerId.SIMULTANEOUS
+        else:
+            want = actors[0]
+        assert state.current_player() == int(want)
+        assert state.clone().current_player() == int(want)
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        elif state.is_simultaneous_node():
+            state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(game.num_players())])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert state.current_player() == int(pyspiel.PlayerId.TERMINAL)
+    with pytest.raises(pyspiel.SpielError, match="the game is over"):
+        state.apply_action(0)

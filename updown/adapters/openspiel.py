@@ -79,6 +79,10 @@ def _options(game: Game[Any], params: dict[str, Any]) -> GameOptions:
     return options
 
 
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
+
 Move = tuple[int | None, int]
 """One step of the engine: ``(seat, action)``, or ``(None, outcome)`` for a chance outcome."""
 
@@ -98,7 +102,7 @@ class _Engine:
     it through the engine, which rebuilds exactly the same position (the rules draw nothing
     themselves; a world is drawn with its seed only) and rejects a move that is not legal."""
 
-    __slots__ = ("state", "options", "start", "moves")
+    __slots__ = ("state", "options", "start", "moves", "player")
 
     def __init__(self, state: State, options: GameOptions, start: World | None = None,
                  moves: list[Move] | None = None) -> None:
@@ -106,8 +110,13 @@ class _Engine:
         self.options = options
         self.start = start
         self.moves: list[Move] = [] if moves is None else moves
+        self.player: int | None = None
+        """OpenSpiel's current player at this position, once asked (OpenSpiel asks it several
+        times a step: in ``apply_action``, ``is_chance_node``, ``legal_actions``); forgotten by
+        :meth:`apply`, the only way the position changes."""
 
     def apply(self, action: int, seat: int | None) -> None:
+        self.player = None
         self.state.apply(action, seat)
         self.moves.append((seat, action))
 
@@ -220,14 +229,20 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
 
     # -- who acts -------------------------------------------------------------------------------
     def current_player(self) -> int:
-        s = self._engine.state
+        engine = self._engine
+        player = engine.player
+        if player is None:
+            player = engine.player = self._who_acts(engine.state)
+        return player
+
+    def _who_acts(self, s: State) -> int:
         if s.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
+            return _TERMINAL
         if s.is_chance():
-            return int(pyspiel.PlayerId.CHANCE)
+            return _CHANCE
         actors = s.actors()
         if self._simultaneous and len(actors) > 1:
-            return int(pyspiel.PlayerId.SIMULTANEOUS)
+            return _SIMULTANEOUS
         return actors[0]
 
     def is_terminal(self) -> bool:
@@ -249,8 +264,17 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
         return sorted(self._engine.state.chance_outcomes())
 
     def _apply_action(self, action: int) -> None:
+        player = self.current_player()  # known already: OpenSpiel asked it to check the action
+        if player >= 0:
+            self._engine.apply(self._full(int(action)), player)
+            return
+        if player == _CHANCE:
+            self._engine.apply(int(action), None)
+            return
+        if player == _TERMINAL:
+            raise pyspiel.SpielError("the game is over: no action can be applied")
         s = self._engine.state
-        if self._simultaneous and len(s.actors()) > 1:
+        if player == _SIMULTANEOUS:
             # A flat joint action (OpenSpiel's apply_action at a simultaneous node): each seat's
             # index into its sorted legal actions, seat 0 the least significant digit.
             flat = int(action)
@@ -260,11 +284,6 @@ class UpdownSpielState(pyspiel.State):  # type: ignore[misc]
                 joint.append(legal[flat % len(legal)])
                 flat //= len(legal)
             self._apply_full(joint)
-            return
-        if s.is_chance():
-            self._engine.apply(int(action), None)
-            return
-        self._engine.apply(self._full(int(action)), s.actors()[0])
 
     def _full(self, action: int) -> int:
         """A player's action as a full id (it is one already unless ``decisions=true``)."""
