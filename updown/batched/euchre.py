@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from updown.batched.base import BatchedGame, refuse_research
 from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount
-from updown.core.protocol import State
+from updown.core.protocol import State, View
 from updown.games import euchre as E
 
 # -- tables (flat, indexed by small integers) ----------------------------------------------------
@@ -470,13 +470,19 @@ class BatchedEuchre(BatchedGame):
     @classmethod
     def from_states(
         cls, states: Sequence[State], seed: int | None = None, *, rng: np.random.Generator | None = None,
-        record: bool = False,
+        record: bool = False, view: View | None = None,
     ) -> BatchedEuchre:
         """A batch that continues each of ``states`` (scalar Euchre states at a decision or over).
 
         Everything is read through the protocol: each seat's ``view`` (its hand, the dealer's
-        discard) and the spectator's (the public state). All states must share their options.
-        Later deals are drawn from ``rng``."""
+        discard and the public state). All states must share their options. Later deals are drawn
+        from ``rng``.
+
+        ``view``: the view of one seat from which every state was drawn (worlds of one decision's
+        information set, as ``game.world_sampler(view)`` draws them). The public state and that
+        seat's hand are then read once, from it, and each state gives only the other three seats'
+        views (their hands, the dealer's discard); a state whose public state is not the view's
+        (its phase, deal, seats to act, table or tricks) is refused."""
         if not states:
             raise ValueError("from_states needs at least one state")
         options = getattr(states[0], "options", None)
@@ -491,61 +497,160 @@ class BatchedEuchre(BatchedGame):
         assert isinstance(options, E.EuchreOptions)
         b = cls(len(states), options=options, rng=rng if rng is not None else np.random.default_rng(seed),
                 record=record, _deal=False)
-        for g, st in enumerate(states):
-            b._load(g, st)
+        if view is None:
+            publics, hands, discards = [], [], []
+            for st in states:
+                views = [st.view(s) for s in range(4)]
+                pub = _Public(views[0])
+                publics.append(pub)
+                if pub.over:
+                    hands.append([0, 0, 0, 0])
+                    discards.append(-1)
+                    continue
+                hands.append([_hand(v["hand"]) for v in views])
+                discards.append(_card(views[pub.dealer]["discard"]) if views[pub.dealer].get("discard") else -1)
+            b._fill(publics, hands, discards)
+            return b
+        seat = view.get("seat")
+        if type(seat) is not int or not 0 <= seat < 4:
+            raise ValueError("from_states(view=...) needs a seat's view, not a spectator's")
+        pub = _Public(view)
+        n = len(states)
+        if pub.over:
+            b._fill([pub] * n, [[0, 0, 0, 0]] * n, [-1] * n)
+            return b
+        own = _hand(view["hand"])
+        dealer = pub.dealer
+        own_discard = _card(view["discard"]) if view.get("discard") else -1
+        others = [s for s in range(4) if s != seat]
+        hands, discards = [], []
+        for st in states:
+            h = [own, own, own, own]
+            d = own_discard
+            for s in others:
+                v = st.view(s)
+                if (v["phase"] != view["phase"] or v["deal"] != view["deal"] or v["to_act"] != view["to_act"]
+                        or v["table"] != view["table"] or v["tricks"] != view["tricks"]):
+                    raise ValueError("a state's public state is not the view's: worlds drawn from another "
+                                     "view, or the state moved on")
+                h[s] = _hand(v["hand"])
+                if s == dealer and v.get("discard"):
+                    d = _card(v["discard"])
+            hands.append(h)
+            discards.append(d)
+        b._fill([pub] * n, hands, discards)
         return b
 
-    def _load(self, g: int, st: State) -> None:
-        v = st.view(None)
+    def _fill(self, publics: Sequence[_Public], hands: Sequence[Sequence[int]], discards: Sequence[int]) -> None:
+        """Set every game's arrays at once: game ``g`` has the public state ``publics[g]``, the
+        hands ``hands[g]`` (card masks by seat) and the dealer's discard ``discards[g]`` (-1: none
+        or hidden from nobody, since no seat's view shows one)."""
+        n = self.n
+        shared = all(p is publics[0] for p in publics)
+
+        def col(name: str) -> IntArray:
+            if shared:
+                return np.full(n, getattr(publics[0], name), dtype=np.int64)
+            return np.array([getattr(p, name) for p in publics], dtype=np.int64)
+
+        def flat(name: str, width: int) -> IntArray:
+            if shared:
+                return np.tile(np.asarray(getattr(publics[0], name), dtype=np.int64), n)
+            return np.array([getattr(p, name) for p in publics], dtype=np.int64).reshape(n * width)
+
+        for name in ("phase", "turn", "dealer", "upcard", "trump", "maker", "defender", "out", "leader", "tricks",
+                     "skip4", "nactive", "left", "trow", "led24", "best"):
+            setattr(self, name, col(name))
+        self.deal_no = col("deal")
+        self.up_taken = col("up_taken").astype(bool)
+        self.alone = col("alone").astype(bool)
+        self.totals = flat("totals", 2)
+        self.won = flat("won", 4)
+        self.table = flat("table", 4)
+        self.discarded = np.array(discards, dtype=np.int64)
+        self.hands = np.array(hands, dtype=U64).reshape(4 * n)
+        played = flat("played", 4).astype(U64)
+        disc = self.discarded
+        dealt_discard = np.where(disc >= 0, BIT[disc & 63], U64(0))
+        is_dealer = (np.arange(4)[None, :] == col("dealer")[:, None]).reshape(4 * n) & ~np.repeat(col("over") != 0, 4)
+        self.dealt = self.hands | played | np.where(is_dealer, np.repeat(dealt_discard, 4), U64(0))
+        self._legal = None
+
+
+def _hand(cards: Sequence[str]) -> int:
+    """A card mask from a view's hand."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << _card(c)
+    return mask
+
+
+class _Public:
+    """What a batched game's arrays hold of a scalar state's public part, read once from a view
+    (any seat's or the spectator's): the fields of :class:`BatchedEuchre` that no hand changes, and
+    per seat the cards it has played in this deal (``played``, the tricks and the table)."""
+
+    __slots__ = ("over", "phase", "deal", "totals", "won", "turn", "dealer", "upcard", "up_taken", "trump", "maker",
+                 "alone", "defender", "out", "leader", "tricks", "played", "table", "skip4", "nactive", "left",
+                 "trow", "led24", "best")
+
+    def __init__(self, v: View) -> None:
         phase = int(E.Phase[v["phase"].upper()])
-        self.phase[g] = phase
-        self.deal_no[g] = v["deal"]
-        self.totals[2 * g: 2 * g + 2] = v["totals"]
-        self.won[4 * g: 4 * g + 4] = v["tricks"]
-        if phase == OVER:
-            self.turn[g] = -1
+        self.phase = phase
+        self.over = phase == OVER
+        self.deal = v["deal"]
+        self.totals = list(v["totals"])
+        self.won = list(v["tricks"])
+        self.table = [-1, -1, -1, -1]
+        self.played = [0, 0, 0, 0]
+        # A game over keeps the rest as a new batch has it (0), its turn -1.
+        self.turn = -1
+        self.dealer = self.upcard = self.trump = self.maker = self.defender = self.out = self.leader = 0
+        self.up_taken = self.alone = False
+        self.tricks = self.skip4 = self.nactive = self.left = self.trow = self.led24 = self.best = 0
+        if self.over:
             return
-        dealer = v["dealer"]
-        self.dealer[g] = dealer
-        self.turn[g] = v["to_act"][0]
-        self.upcard[g] = _card(v["upcard"])
-        self.up_taken[g] = v["up_taken"]
+        self.dealer = v["dealer"]
+        self.turn = v["to_act"][0]
+        self.upcard = _card(v["upcard"])
+        self.up_taken = v["up_taken"]
         trump = "CDHS".index(v["trump"]) if v["trump"] else -1
-        self.trump[g] = trump
-        self.maker[g] = v["maker"] if v["maker"] is not None else -1
-        self.alone[g] = v["alone"]
-        self.defender[g] = v["defender"] if v["defender"] is not None else -1
-        self.out[g] = (v["maker"] + 2) & 3 if v["alone"] else -1
-        self.leader[g] = v["leader"] if v["leader"] is not None else -1
-        self.tricks[g] = sum(v["tricks"])
-        played = [0, 0, 0, 0]
-        for e in v["log"]:
-            if e["type"] == "trick" and e["deal"] == v["deal"]:
+        self.trump = trump
+        maker = v["maker"]
+        self.maker = maker if maker is not None else -1
+        self.alone = v["alone"]
+        self.defender = v["defender"] if v["defender"] is not None else -1
+        self.out = (maker + 2) & 3 if v["alone"] else -1
+        self.leader = v["leader"] if v["leader"] is not None else -1
+        self.tricks = sum(v["tricks"])
+        played = self.played
+        deal = v["deal"]
+        for e in reversed(v["log"]):  # this deal's tricks are at the log's end
+            kind = e["type"]
+            if kind == "trick":
+                if e["deal"] != deal:
+                    break
                 for s, c in zip(e["seats"], e["cards"]):
                     played[s] |= 1 << _card(c)
+            elif kind in ("score", "dealer", "upcard"):
+                break
         for s, c in v["table"]:
             played[s] |= 1 << _card(c)
-        for s in range(4):
-            sv = st.view(s)
-            hand = sum(1 << _card(c) for c in sv["hand"])
-            self.hands[4 * g + s] = hand
-            self.dealt[4 * g + s] = hand | played[s]
-            if sv.get("discard"):
-                self.discarded[g] = _card(sv["discard"])
-                self.dealt[4 * g + s] |= 1 << int(self.discarded[g])
-        self.table[4 * g: 4 * g + 4] = -1
         if phase == PLAY:
-            skip = sum(1 << s for s in v["out"])
-            self.skip4[g] = skip * 4
-            self.nactive[g] = 4 - bin(skip).count("1")
-            self.left[g] = self.nactive[g] - len(v["table"])
-            self.trow[g] = trump * 96
-            self.led24[g] = -1
+            skip = 0
+            for s in v["out"]:
+                skip |= 1 << s
+            self.skip4 = skip * 4
+            self.nactive = 4 - bin(skip).count("1")
+            self.left = self.nactive - len(v["table"])
+            self.trow = trump * 96
+            led24 = -1
             best = 0
             for s, c in v["table"]:
                 card = _card(c)
-                self.table[4 * g + s] = card
-                if self.led24[g] < 0:
-                    self.led24[g] = E.EFF[trump][card] * 24
-                best = max(best, E.POWER[trump][int(self.led24[g]) // 24][card] * 4 + s)
-            self.best[g] = best
+                self.table[s] = card
+                if led24 < 0:
+                    led24 = E.EFF[trump][card] * 24
+                best = max(best, E.POWER[trump][led24 // 24][card] * 4 + s)
+            self.led24 = led24
+            self.best = best

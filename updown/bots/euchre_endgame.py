@@ -28,7 +28,7 @@ import numpy.typing as npt
 from updown.batched.bits import BIT, U64, BitArray, IntArray, popcount, select_bit
 from updown.batched.euchre import NEXT, PLAY, SUITBITS, BatchedEuchre
 from updown.batched.playout import batch_from_states
-from updown.core.protocol import State
+from updown.core.protocol import State, View
 from updown.games import euchre as E
 
 _EFF: IntArray = np.array([E.EFF[t][c] for t in range(4) for c in range(E.NUM_CARDS)], dtype=np.int64)
@@ -150,16 +150,30 @@ def deal_points(tricks: IntArray, alone: npt.NDArray[np.bool_], lone_defence: np
 
 def endgame_margins(
     worlds: Sequence[State], seat: int, actions: Sequence[int], tricks: int, *, rng: np.random.Generator,
+    view: View | None = None,
 ) -> npt.NDArray[np.float64]:
     """``(len(worlds), len(actions))``: ``seat``'s margin over the deal in each world after each
     action, as :func:`updown.batched.playout.deal_margins` measures it with ``greedy`` playouts,
     except that the last ``tricks`` tricks of the deal are solved exactly (:func:`makers_tricks`)
-    instead of played by the rule. ``tricks=0`` is the greedy playout to the end."""
+    instead of played by the rule. ``tricks=0`` is the greedy playout to the end, the same
+    margins as ``deal_margins`` gives for the same generator.
+
+    ``view``: the seat's view the worlds were drawn from, so that the batch reads the public state
+    once from it and each world gives only the other seats' hands
+    (``BatchedEuchre.from_states(..., view=view)``); the batch is the same as without it."""
     for world in worlds:
         if world.is_chance() or world.is_terminal() or seat not in world.actors():
             raise ValueError(f"the worlds are not all at a decision of seat {seat}")
     k = len(actions)
-    batch = batch_from_states(worlds, rng=rng, repeats=k)
+    if view is None:
+        batch = batch_from_states(worlds, rng=rng, repeats=k)
+    else:
+        if not worlds:
+            raise ValueError("playouts need at least one state")
+        rng.integers(1 << 62)  # batch_from_states's draw for chance steps: the same generator after it
+        batch = BatchedEuchre.from_states(worlds, rng=rng, view=view)
+        if k > 1:
+            batch = batch.take(np.repeat(np.arange(len(worlds)), k))
     assert isinstance(batch, BatchedEuchre)
     deal = batch.deals()
     start = batch.scores()
@@ -175,8 +189,9 @@ def endgame_margins(
         a[~live] = -1
         batch.step(a)
     gain = (batch.scores() - start).astype(np.float64)
-    mine = gain[:, seat] - gain[:, (seat + 1) & 3]  # this deal's points, the seat's side less the other
-    solve = np.flatnonzero((batch.deals() == deal) & (batch.phase == PLAY))
+    own = gain[:, seat]  # this deal's points: the seat's side, the other side
+    other = gain[:, (seat + 1) & 3]
+    solve = np.flatnonzero((batch.deals() == deal) & (batch.phase == PLAY)) if tricks > 0 else np.zeros(0, np.int64)
     if len(solve):
         g = solve
         hands = batch.hands.reshape(-1, 4)[g]
@@ -188,10 +203,13 @@ def endgame_margins(
         made = makers_tricks(hands, batch.trump[g], maker, batch.turn[g], led, batch.best[g], batch.left[g],
                              skip, won)
         pts = deal_points(made, batch.alone[g], batch.defender[g] >= 0).astype(np.float64)
-        mine[g] = np.where((maker & 1) == (seat & 1), pts, -pts)
-    # The margin of deal_margins: the seat's gain less the mean of the other three seats' gains,
-    # which for two sides of two is two thirds of the side's points less the other side's.
-    out: npt.NDArray[np.float64] = (2.0 / 3.0 * mine).reshape(len(worlds), k)
+        ours = (maker & 1) == (seat & 1)
+        makers, defenders = np.maximum(pts, 0.0), np.maximum(-pts, 0.0)
+        own[g] = np.where(ours, makers, defenders)
+        other[g] = np.where(ours, defenders, makers)
+    # The margin of deal_margins, computed as it does (to the last bit): the seat's gain less the
+    # mean of the other three seats' gains (its partner's is its own).
+    out: npt.NDArray[np.float64] = (own - (own + 2 * other) / 3).reshape(len(worlds), k)
     return out
 
 

@@ -298,11 +298,24 @@ class EuchreNormal(PimcBot):
     """Solve the deal's last this many tricks exactly in each world (double dummy,
     :mod:`updown.bots.euchre_endgame`) instead of playing them on by the greedy rule; 0: off."""
 
+    _view: View | None = None
+    """The view of the decision under way: its worlds are loaded into the batch with it (the public
+    state read once, each world giving only the other seats' hands)."""
+
+    def estimates(self, view: View, legal: Sequence[int], against: int | None = None,
+                  ) -> tuple[list[float], list[float]]:
+        self._view = view
+        try:
+            return super().estimates(view, legal, against)
+        finally:
+            self._view = None
+
     def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
-        if not self.endgame:
+        if self.policy != "greedy" or self.rechoose:
             return super().batch_values(sampler, n, legal)
         drawn = [sampler.draw(self.rng) for _ in range(n)]
-        return summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng))
+        # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
+        return summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view))
 
     def sampler(self, view: View) -> WorldSampler:
         base = super().sampler(view)

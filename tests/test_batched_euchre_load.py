@@ -1,0 +1,233 @@
+"""Loading scalar Euchre states into a batch: the one-pass loader (lists per field, each array set
+once; with ``view=``, the public part read once for worlds of one information set) gives exactly
+the batch the old per-world loader gave, and playouts from it are the same."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from updown.batched.euchre import OVER, PLAY, BatchedEuchre, _card  # noqa: E402
+from updown.batched.playout import deal_values, summarise  # noqa: E402
+from updown.bots import make_bot  # noqa: E402
+from updown.bots.euchre_endgame import endgame_margins  # noqa: E402
+from updown.games import euchre as E  # noqa: E402
+from updown.games.euchre import GAME  # noqa: E402
+
+OPTIONS = [{}, {"lone_defender": True}, {"stick_the_dealer": False, "lone_defender": True, "target": 3}]
+
+
+def _old_load(b: BatchedEuchre, g: int, st: Any) -> None:
+    """The loader before the one-pass one (2026-11-26), kept as the reference: per world one
+    spectator view and four seat views, per element numpy assignments. One change: a game with no
+    discard keeps ``discarded`` at -1, as a dealt game does (it was left at 0, which made
+    ``played()`` drop card 0 from the dealer's played cards)."""
+    b.discarded[g] = -1
+    v = st.view(None)
+    phase = int(E.Phase[v["phase"].upper()])
+    b.phase[g] = phase
+    b.deal_no[g] = v["deal"]
+    b.totals[2 * g: 2 * g + 2] = v["totals"]
+    b.won[4 * g: 4 * g + 4] = v["tricks"]
+    if phase == OVER:
+        b.turn[g] = -1
+        return
+    dealer = v["dealer"]
+    b.dealer[g] = dealer
+    b.turn[g] = v["to_act"][0]
+    b.upcard[g] = _card(v["upcard"])
+    b.up_taken[g] = v["up_taken"]
+    trump = "CDHS".index(v["trump"]) if v["trump"] else -1
+    b.trump[g] = trump
+    b.maker[g] = v["maker"] if v["maker"] is not None else -1
+    b.alone[g] = v["alone"]
+    b.defender[g] = v["defender"] if v["defender"] is not None else -1
+    b.out[g] = (v["maker"] + 2) & 3 if v["alone"] else -1
+    b.leader[g] = v["leader"] if v["leader"] is not None else -1
+    b.tricks[g] = sum(v["tricks"])
+    played = [0, 0, 0, 0]
+    for e in v["log"]:
+        if e["type"] == "trick" and e["deal"] == v["deal"]:
+            for s, c in zip(e["seats"], e["cards"]):
+                played[s] |= 1 << _card(c)
+    for s, c in v["table"]:
+        played[s] |= 1 << _card(c)
+    for s in range(4):
+        sv = st.view(s)
+        hand = sum(1 << _card(c) for c in sv["hand"])
+        b.hands[4 * g + s] = hand
+        b.dealt[4 * g + s] = hand | played[s]
+        if sv.get("discard"):
+            b.discarded[g] = _card(sv["discard"])
+            b.dealt[4 * g + s] |= 1 << int(b.discarded[g])
+    b.table[4 * g: 4 * g + 4] = -1
+    if phase == PLAY:
+        skip = sum(1 << s for s in v["out"])
+        b.skip4[g] = skip * 4
+        b.nactive[g] = 4 - bin(skip).count("1")
+        b.left[g] = b.nactive[g] - len(v["table"])
+        b.trow[g] = trump * 96
+        b.led24[g] = -1
+        best = 0
+        for s, c in v["table"]:
+            card = _card(c)
+            b.table[4 * g + s] = card
+            if b.led24[g] < 0:
+                b.led24[g] = E.EFF[trump][card] * 24
+            best = max(best, E.POWER[trump][int(b.led24[g]) // 24][card] * 4 + s)
+        b.best[g] = best
+
+
+def _old_batch(states: list[Any], seed: int) -> BatchedEuchre:
+    b = BatchedEuchre(len(states), options=states[0].options, rng=np.random.default_rng(seed), _deal=False)
+    for g, st in enumerate(states):
+        _old_load(b, g, st)
+    return b
+
+
+def _positions(options: dict[str, Any], games: int, seed: int) -> list[Any]:
+    """Every decision (and the end) of ``games`` matches played by greedy and random seats."""
+    rng = random.Random(seed)
+    opts = GAME.options({"deals": 3, **options})
+    out = []
+    for _ in range(games):
+        st = GAME.new_state(4, opts)
+        bots = [make_bot(rng.choice(["greedy", "random"]), GAME, s, random.Random(rng.getrandbits(32)))
+                for s in range(4)]
+        while not st.is_terminal():
+            if st.is_chance():
+                st.apply(st.sample_chance(rng))
+                continue
+            out.append(st.clone())
+            s = st.actors()[0]
+            st.apply(bots[s].act(st.view(s), st.legal_actions(s)), s)
+        out.append(st.clone())
+    return out
+
+
+def _assert_same(a: BatchedEuchre, b: BatchedEuchre) -> None:
+    assert a.n == b.n
+    for name in a._layout():
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype, name
+        assert np.array_equal(x, y), (name, np.flatnonzero(x != y)[:5])
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_loading_states_gives_the_old_loaders_batch(options: dict[str, Any]) -> None:
+    states = _positions(options, 12, seed=len(options))
+    phases = {int(E.Phase[st.view(None)["phase"].upper()]) for st in states}
+    assert {PLAY, OVER, int(E.Phase.BID1), int(E.Phase.BID2), int(E.Phase.DISCARD)} <= phases
+    if options.get("lone_defender"):
+        assert int(E.Phase.DEFEND) in phases
+    _assert_same(BatchedEuchre.from_states(states, seed=1), _old_batch(states, seed=1))
+    # the played cards (which read the discard) too
+    assert np.array_equal(BatchedEuchre.from_states(states, seed=1).played(), _old_batch(states, seed=1).played())
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_worlds_loaded_from_their_view_give_the_old_loaders_batch_and_playouts(options: dict[str, Any]) -> None:
+    rng = random.Random(7)
+    checked = 0
+    for st in _positions(options, 4, seed=10 + len(options)):
+        if st.is_terminal():
+            continue
+        seat = st.actors()[0]
+        view = st.view(seat)
+        sampler = GAME.world_sampler(view)
+        worlds = [sampler.draw(rng) for _ in range(5)]
+        new = BatchedEuchre.from_states(worlds, rng=np.random.default_rng(3), view=view)
+        old = _old_batch(worlds, seed=3)
+        _assert_same(new, old)
+        # the same generator from here on: the same playouts, array for array
+        for batch in (new, old):
+            batch.play("greedy")
+        _assert_same(new, old)
+        assert np.array_equal(new.scores(), old.scores())
+        checked += 1
+    assert checked > 40
+
+
+def test_playouts_from_the_view_are_the_old_playouts() -> None:
+    """``deal_values`` through ``from_states`` and through the one-pass loader with the view give the
+    same means for the same generator (the levels' playouts)."""
+    rng = random.Random(2)
+    checked = 0
+    for st in _positions({}, 3, seed=4):
+        if st.is_terminal():
+            continue
+        seat = st.actors()[0]
+        legal = st.legal_actions(seat)
+        if len(legal) < 2:
+            continue
+        view = st.view(seat)
+        sampler = GAME.world_sampler(view)
+        worlds = [sampler.draw(rng) for _ in range(6)]
+        g0, g1 = np.random.default_rng(9), np.random.default_rng(9)
+        m0, e0 = deal_values(worlds, seat, legal, "greedy", rng=g0)
+        m1, e1 = summarise(endgame_margins(worlds, seat, legal, 0, rng=g1, view=view))
+        assert np.array_equal(m0, m1) and np.array_equal(e0, e1)
+        assert g0.integers(1 << 62) == g1.integers(1 << 62)  # the generator left as it was: the next batch too
+        checked += 1
+    assert checked > 10
+
+
+def test_a_world_from_another_view_is_refused() -> None:
+    states = [st for st in _positions({}, 2, seed=5) if not st.is_terminal()]
+    a, b = states[3], states[9]
+    view = a.view(a.actors()[0])
+    world = GAME.world_sampler(b.view(b.actors()[0])).draw(random.Random(1))
+    with pytest.raises(ValueError, match="public state is not the view's"):
+        BatchedEuchre.from_states([world], seed=1, view=view)
+    with pytest.raises(ValueError, match="not a spectator's"):
+        BatchedEuchre.from_states([a], seed=1, view=a.view(None))
+
+
+def test_the_level_decides_as_with_the_old_loading() -> None:
+    """``normal`` (fixed worlds, no clock) chooses exactly what it chose when its worlds went through
+    ``deal_values`` and the old loading; and its playouts load the worlds with the decision's view."""
+    from updown.bots.euchre_greedy import EuchreNormal
+    from updown.bots.pimc import PimcBot
+
+    class Old(EuchreNormal):
+        def batch_values(self, sampler: Any, n: int, legal: Any) -> tuple[Any, Any]:
+            return PimcBot.batch_values(self, sampler, n, legal)
+
+    loaded_with_view = []
+    real = BatchedEuchre.from_states.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: Any, states: Any, *args: Any, **kwargs: Any) -> Any:
+        loaded_with_view.append(kwargs.get("view") is not None)
+        return real(cls, states, *args, **kwargs)
+
+    decisions = 0
+    for st in _positions({}, 2, seed=8):
+        if st.is_terminal():
+            continue
+        seat = st.actors()[0]
+        legal = st.legal_actions(seat)
+        if len(legal) < 2:
+            continue
+        picks = []
+        for cls in (EuchreNormal, Old):
+            bot = cls(GAME, seat, random.Random(decisions))
+            bot.milliseconds = None  # type: ignore[assignment]  # no clock: fixed worlds
+            bot.worlds = 30
+            picks.append((bot.act(st.view(seat), legal), bot.used))
+        assert picks[0] == picks[1]
+        decisions += 1
+    assert decisions > 10
+    mp = pytest.MonkeyPatch()
+    mp.setattr(BatchedEuchre, "from_states", classmethod(spy))
+    try:
+        st = next(s for s in _positions({}, 1, seed=8)
+                  if not s.is_terminal() and len(s.legal_actions(s.actors()[0])) > 1)
+        seat = st.actors()[0]
+        EuchreNormal(GAME, seat, random.Random(1)).act(st.view(seat), st.legal_actions(seat))
+    finally:
+        mp.undo()
+    assert loaded_with_view and all(loaded_with_view)
