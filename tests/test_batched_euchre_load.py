@@ -231,3 +231,55 @@ def test_the_level_decides_as_with_the_old_loading() -> None:
     finally:
         mp.undo()
     assert loaded_with_view and all(loaded_with_view)
+
+
+def test_the_level_stretches_its_budget_by_its_measured_pace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``normal`` plans with its budget times a factor that grows while decisions end before
+    ``pace`` of the budget and shrinks while they end after it, never past its ceiling; decisions
+    that its worlds ended (not the time) leave the factor alone."""
+    import updown.bots.euchre_greedy as level
+    from updown.bots.pimc import PimcBot
+
+    clock = [0.0]
+    planned: list[float] = []
+    took = [0.0]
+    worlds_used = [0]
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock[0]
+
+    def fake_estimates(self: Any, view: Any, legal: Any, against: Any = None) -> tuple[list[float], list[float]]:
+        planned.append(self.milliseconds)
+        clock[0] += took[0] / 1000
+        self.used = worlds_used[0]
+        return [0.0] * len(legal), [0.0] * len(legal)
+
+    monkeypatch.setattr(level, "time", FakeTime)
+    monkeypatch.setattr(PimcBot, "estimates", fake_estimates)
+    monkeypatch.setattr(level, "_STRETCH", {})
+    bot = level.EuchreNormal(GAME, 0, random.Random(1))
+    bot.milliseconds = 40.0
+    took[0], worlds_used[0] = 30.0, 50  # early (0.75 of the budget): the time ended it
+    for _ in range(5):
+        bot.estimates({}, [1, 2])
+    assert planned == pytest.approx([40.0 * 1.03 ** k for k in range(5)])
+    assert bot.milliseconds == 40.0  # the budget given is kept
+    took[0] = 39.0  # late (0.975 > 0.95): back down
+    bot.estimates({}, [1, 2])
+    bot.estimates({}, [1, 2])
+    assert planned[-1] == pytest.approx(40.0 * 1.03 ** 5 * 0.97)
+    worlds_used[0] = bot.worlds  # ended by its worlds: no measure of the pace
+    before = dict(level._STRETCH)
+    bot.estimates({}, [1, 2])
+    assert level._STRETCH == before
+    took[0], worlds_used[0] = 10.0, 50
+    bot.milliseconds = 90.0
+    for _ in range(30):
+        bot.estimates({}, [1, 2])
+    assert max(planned) == 100.0 and planned[-1] == 100.0  # the ceiling
+    assert level._STRETCH[level.EuchreNormal] == pytest.approx(1.5)
+    bot.pace = None
+    bot.estimates({}, [1, 2])
+    assert planned[-1] == 90.0
