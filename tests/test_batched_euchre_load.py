@@ -283,3 +283,16 @@ def test_the_level_stretches_its_budget_by_its_measured_pace(monkeypatch: pytest
     bot.pace = None
     bot.estimates({}, [1, 2])
     assert planned[-1] == 90.0
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+def test_the_greedy_rule_in_play_only_batches_is_the_general_rule(options: dict[str, Any]) -> None:
+    """A batch where every game is in play takes a shorter path through ``greedy_actions``: it
+    chooses what the general path chooses for the same games in a batch with other phases."""
+    states = _positions(options, 10, seed=20 + len(options))
+    play = [st for st in states if st.view(None)["phase"] == "play"]
+    other = next(st for st in states if st.view(None)["phase"] == "bid1")
+    assert len(play) > 100
+    fast = BatchedEuchre.from_states(play, seed=1).greedy_actions()
+    general = BatchedEuchre.from_states([*play, other], seed=1).greedy_actions()[:-1]
+    assert np.array_equal(fast, general)

@@ -253,8 +253,10 @@ class BatchedEuchre(BatchedGame):
         card when last to play, the strongest legal card otherwise. Leading: the makers lead
         their strongest card (the highest trump first); the defenders their strongest off-suit
         card, a trump only when they hold nothing else."""
-        legal = self.legal_bits()
         phase = self.phase
+        if (phase == PLAY).all():
+            return self._greedy_play()
+        legal = self.legal_bits()
         n = self.n
         hand = self.hands[self._all4 + self.turn]
         out = np.full(n, -1, dtype=np.int64)
@@ -299,6 +301,30 @@ class BatchedEuchre(BatchedGame):
             out = np.where(phase == BID2, np.where((longest >= 3) | must, E.NAME + suit, E.PASS), out)
         out = np.where(phase == DEFEND, E.PASS, out)
         return np.where(phase == OVER, -1, out)
+
+    def _greedy_play(self) -> IntArray:
+        """:meth:`greedy_actions` when every game is in play (most steps of a playout): the same
+        choices, without the work for the other phases."""
+        small, _ = self._legal_small()
+        t = self.trump & 3
+        led24 = self.led24
+        following = led24 >= 0
+        power = _ROWS[np.where(following, t * 4 + led24 // 24, 16 + t)]  # (n, 24)
+        ok = expand(small, NUM_CARDS)
+        strongest = np.argmax(np.where(ok, power, -1), axis=1)
+        throw = np.argmin(np.where(ok, _THROW[t], 999), axis=1)
+        top = self.best >> 2
+        partner_wins = following & ((self.best & 3) == ((self.turn + 2) & 3)) & (top > 0)
+        beats = ok & (power > top[:, None])
+        can_win = beats.any(axis=1)
+        cheapest_win = np.argmin(np.where(beats, power, 999), axis=1)
+        follow = np.where(partner_wins | ~can_win, throw, np.where(self.left == 1, cheapest_win, strongest))
+        off = ok & ~_TRUMPS[t]
+        defends = (self.turn & 1) != (self.maker & 1)
+        lead_off = np.argmax(np.where(off, power, -1), axis=1)
+        lead = np.where(defends & off.any(axis=1), lead_off, strongest)
+        out: IntArray = np.where(following, follow, lead)
+        return out
 
     # -- chance ----------------------------------------------------------------------------------
     def _new_deal(self, idx: IntArray) -> None:
