@@ -259,6 +259,7 @@ def test_the_level_stretches_its_budget_by_its_measured_pace(monkeypatch: pytest
     monkeypatch.setattr(level, "time", FakeTime)
     monkeypatch.setattr(PimcBot, "estimates", fake_estimates)
     monkeypatch.setattr(level, "_STRETCH", {})
+    monkeypatch.setattr(level, "_PACE", {})
     bot = level.EuchreNormal(GAME, 0, random.Random(1))
     bot.milliseconds = 40.0
     took[0], worlds_used[0] = 30.0, 50  # early (0.75 of the budget): the time ended it
@@ -296,3 +297,50 @@ def test_the_greedy_rule_in_play_only_batches_is_the_general_rule(options: dict[
     fast = BatchedEuchre.from_states(play, seed=1).greedy_actions()
     general = BatchedEuchre.from_states([*play, other], seed=1).greedy_actions()[:-1]
     assert np.array_equal(fast, general)
+
+
+def test_the_pace_model_learns_a_batchs_cost_and_sizes_the_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from updown.bots import euchre_greedy as level
+
+    model = level.PaceModel()
+    rng = random.Random(3)
+    for _ in range(model.least - 1):
+        steps, actions, worlds = rng.randint(1, 26), rng.randint(2, 6), rng.randint(10, 200)
+        model.add(steps, worlds * actions, worlds, steps * (1e-4 + 2e-6 * worlds * actions) + 3e-5 * worlds)
+    assert model.worlds_for(0.02, 10, 3) is None  # not enough batches yet
+    model.add(5, 50, 25, 5 * (1e-4 + 2e-6 * 50) + 3e-5 * 25)
+    a, b, c = model.coefficients() or (0.0, 0.0, 0.0)
+    assert (a, b, c) == pytest.approx((1e-4, 2e-6, 3e-5), rel=1e-6)
+    # 20 ms for 10 steps and 3 actions: 10 * 1e-4 + n * (10 * 2e-6 * 3 + 3e-5) <= 0.02
+    assert model.worlds_for(0.02, 10, 3) == int((0.02 - 1e-3) / (6e-5 + 3e-5))
+    assert model.worlds_for(0.0005, 10, 3) == 0
+
+    view = {"phase": "play", "out": [2], "tricks": [1, 0, 0, 1], "table": [[0, "9C"]]}
+    assert level.playout_steps(view) == 3 * 3 - 1
+    assert level.playout_steps({"phase": "bid1", "out": [], "tricks": [0, 0, 0, 0], "table": []}) == 26
+
+    # a level with a learned model plays its first batch at the size the model gives
+    seen: list[int] = []
+    monkeypatch.setattr(level, "_PACE", {level.EuchreNormal: model})
+    monkeypatch.setattr(level, "_STRETCH", {})
+
+    def batch_values(self: Any, sampler: Any, n: int, legal: Any) -> tuple[Any, Any]:
+        seen.append(n)
+        return np.zeros(len(legal)), np.zeros(len(legal))
+
+    monkeypatch.setattr(level.EuchreNormal, "batch_values", batch_values)
+    st = next(s for s in _positions({}, 1, seed=8)
+              if not s.is_terminal() and len(s.legal_actions(s.actors()[0])) > 2)
+    seat = st.actors()[0]
+    view = st.view(seat)
+    legal = st.legal_actions(seat)
+    bot = level.EuchreNormal(GAME, seat, random.Random(1))
+    bot.milliseconds = 20.0
+    bot.act(view, legal)
+    want = model.worlds_for(0.9 * 0.020, level.playout_steps(view), len(legal))
+    assert want is not None and seen[0] == min(max(want, bot.min_worlds), bot.worlds)
+    assert bot.chunk == 25  # restored
+    bot.first = None
+    seen.clear()
+    bot.act(view, legal)
+    assert seen[0] == 25

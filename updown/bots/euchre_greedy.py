@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import random
 import time
+from collections import deque
 from collections.abc import Sequence
 
 from typing import Any
+
+import numpy as np
 
 from updown.batched.playout import summarise
 from updown.bots.base import Bot
@@ -281,6 +284,60 @@ class BidReadWorlds(WorldSampler):
         return best
 
 
+class PaceModel:
+    """What a batch of playouts costs on this machine, learned from the batches played: seconds
+    ≈ ``steps * (a + b * games) + c * worlds``, where ``steps`` is about how many decisions the
+    playouts have left in the deal (:func:`playout_steps`; each is numpy's work over the batch,
+    a fixed part and a part per game), ``games`` the worlds times the actions tried, and ``c`` the
+    drawing and loading of a world. Least squares over the last :attr:`keep` batches."""
+
+    keep = 300
+    least = 20
+    """Batches seen before it predicts anything."""
+
+    def __init__(self) -> None:
+        self.rows: deque[tuple[float, float, float, float]] = deque(maxlen=self.keep)
+        self._fit: tuple[float, float, float] | None = None
+
+    def add(self, steps: int, games: int, worlds: int, seconds: float) -> None:
+        self.rows.append((float(steps), float(steps * games), float(worlds), seconds))
+        self._fit = None
+
+    def coefficients(self) -> tuple[float, float, float] | None:
+        if len(self.rows) < self.least:
+            return None
+        if self._fit is None:
+            data = np.array(self.rows)
+            coef = np.linalg.lstsq(data[:, :3], data[:, 3], rcond=None)[0]
+            a, b, c = (max(float(x), 0.0) for x in coef)
+            self._fit = (a, b, c)
+        return self._fit
+
+    def worlds_for(self, seconds: float, steps: int, actions: int) -> int | None:
+        """How many worlds a batch trying ``actions`` actions can take in ``seconds`` (None: not
+        known yet)."""
+        fit = self.coefficients()
+        if fit is None:
+            return None
+        a, b, c = fit
+        each = steps * b * actions + c
+        if each <= 0:
+            return None
+        return max(int((seconds - steps * a) / each), 0)
+
+
+def playout_steps(view: View) -> int:
+    """About how many decisions are left in the deal at ``view``'s decision (the playouts' steps):
+    the cards still to be played, and in the bidding a few bids more."""
+    phase = view["phase"]
+    active = 4 - len(view["out"]) if phase == "play" else 4
+    plays = active * (5 - sum(view["tricks"])) - len(view["table"])
+    return max(plays + {"bid1": 6, "bid2": 3, "discard": 1, "defend": 1}.get(phase, 0), 1)
+
+
+_PACE: dict[type, PaceModel] = {}
+"""Per level class, its :class:`PaceModel` (the batches of every bot of the level in this process)."""
+
 _STRETCH: dict[type, float] = {}
 """Per level class, the factor its budget is stretched by (:attr:`EuchreNormal.pace`): how early
 the batch rule ends on this machine, learned from the decisions of every bot of the level in this
@@ -319,6 +376,13 @@ class EuchreNormal(PimcBot):
     half above), within 0.7 to 1.5 and never past :attr:`ceiling`. None: the budget as given."""
     ceiling: float = 100.0
     """Milliseconds a decision may plan for, whatever the stretch (the level's promise)."""
+    first: float | None = 0.9
+    """Under a time budget: the share of the (stretched) budget the first batch of worlds is sized
+    to take, by the :class:`PaceModel` learned from the level's batches so far, so that most
+    decisions play one batch (each batch pays numpy's fixed work per step, about 2.5 ms of CPU
+    time: a decision in two batches gets about a third fewer worlds than in one). Until the model
+    has seen enough batches, and with None, the first batch is :attr:`chunk` worlds, which measures
+    the pace for the next."""
 
     def estimates(self, view: View, legal: Sequence[int], against: int | None = None,
                   ) -> tuple[list[float], list[float]]:
@@ -330,13 +394,21 @@ class EuchreNormal(PimcBot):
             finally:
                 self._view = None
         stretch = _STRETCH.get(type(self), 1.0)
-        self.milliseconds = min(budget * stretch, self.ceiling)
+        plan = min(budget * stretch, self.ceiling)
+        self.milliseconds = plan
+        chunk = self.chunk
+        model = _PACE.get(type(self))
+        if self.first is not None and model is not None and model.coefficients() is not None:
+            fits = model.worlds_for(self.first * plan / 1000, playout_steps(view), len(legal))
+            if fits is not None:
+                self.chunk = min(max(fits, self.min_worlds), self.worlds)
         began = time.perf_counter()
         try:
             return super().estimates(view, legal, against)
         finally:
             self._view = None
             self.milliseconds = budget
+            self.chunk = chunk
             if self.used < self.worlds:  # the time ended it, not the worlds: a measure of the pace
                 late = 1000 * (time.perf_counter() - began) > self.pace * budget
                 _STRETCH[type(self)] = min(max(stretch * (0.97 if late else 1.03), 0.7), 1.5)
@@ -344,9 +416,14 @@ class EuchreNormal(PimcBot):
     def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
         if self.policy != "greedy" or self.rechoose:
             return super().batch_values(sampler, n, legal)
+        began = time.perf_counter()
         drawn = [sampler.draw(self.rng) for _ in range(n)]
         # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
-        return summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view))
+        values = summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view))
+        if self.first is not None and self._view is not None and self.milliseconds is not None:
+            _PACE.setdefault(type(self), PaceModel()).add(playout_steps(self._view), n * len(legal), n,
+                                                          time.perf_counter() - began)
+        return values
 
     def sampler(self, view: View) -> WorldSampler:
         base = super().sampler(view)
