@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -298,20 +299,23 @@ class PaceModel:
     def __init__(self) -> None:
         self.rows: deque[tuple[float, float, float, float]] = deque(maxlen=self.keep)
         self._fit: tuple[float, float, float] | None = None
+        self._lock = threading.Lock()  # a server without workers runs bots in threads
 
     def add(self, steps: int, games: int, worlds: int, seconds: float) -> None:
-        self.rows.append((float(steps), float(steps * games), float(worlds), seconds))
-        self._fit = None
+        with self._lock:
+            self.rows.append((float(steps), float(steps * games), float(worlds), seconds))
+            self._fit = None
 
     def coefficients(self) -> tuple[float, float, float] | None:
-        if len(self.rows) < self.least:
-            return None
-        if self._fit is None:
-            data = np.array(self.rows)
-            coef = np.linalg.lstsq(data[:, :3], data[:, 3], rcond=None)[0]
-            a, b, c = (max(float(x), 0.0) for x in coef)
-            self._fit = (a, b, c)
-        return self._fit
+        with self._lock:
+            if len(self.rows) < self.least:
+                return None
+            if self._fit is None:
+                data = np.array(self.rows)
+                coef = np.linalg.lstsq(data[:, :3], data[:, 3], rcond=None)[0]
+                a, b, c = (max(float(x), 0.0) for x in coef)
+                self._fit = (a, b, c)
+            return self._fit
 
     def worlds_for(self, seconds: float, steps: int, actions: int) -> int | None:
         """How many worlds a batch trying ``actions`` actions can take in ``seconds`` (None: not
