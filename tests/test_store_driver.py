@@ -160,3 +160,30 @@ def test_a_connection_lost_mid_write_is_an_outage_and_not_used_again() -> None:
     finally:
         admin.dispose()
         engine.dispose()
+
+
+def test_a_persons_steps_are_stored_with_their_check_and_an_away_seat_comes_back(store: Store) -> None:
+    """A person's action of two rows (the action, then the chance step it brought about) is stored
+    whole: the first row in the statement that checks the actor, the second after it. A seat
+    stored as away (marked by the process that drives the table) does not pass that statement: the
+    check runs on its own, sets the seat back, and the steps are stored; a seat whose person left
+    is refused with nothing stored."""
+    actor = _ann(store)
+    _table(store, "t1", actor.account_id)
+    rows = [StepRow(1, 0, None, "7H", "c-1", "player", 1.5), StepRow(2, None, "deal", "AS KS", None, "chance", 1.75)]
+    store.commit("t1", rows, None, actor)
+    assert _stored(store, "t1") == [(1, 0, None, "7H", "c-1", "player", 1.5),
+                                    (2, None, "deal", "AS KS", None, "chance", 1.75)]
+    with DbSession(store.engine) as s:
+        s.execute(text("UPDATE seats SET away = :t, away_since = 5.0 WHERE table_id = 't1' AND seat = 0"), {"t": True})
+        s.commit()
+    store.commit("t1", [StepRow(3, 0, None, "8H", "c-3", "player", 2.0)], None, actor)
+    with DbSession(store.engine) as s:
+        seat = s.scalars(select(Seat).where(Seat.table_id == "t1", Seat.seat == 0)).one()
+        assert (seat.away, seat.away_since) == (False, None)
+        s.execute(text("UPDATE seats SET \"left\" = :t WHERE table_id = 't1' AND seat = 0"), {"t": True})
+        s.commit()
+    with pytest.raises(Unheld) as refused:
+        store.commit("t1", [StepRow(4, 0, None, "9H", "c-4", "player", 3.0)], None, actor)
+    assert not refused.value.signed_out
+    assert [r[0] for r in _stored(store, "t1")] == [1, 2, 3]

@@ -26,17 +26,24 @@ HOUSE = "house"
 SESSION_SECONDS = 30 * 24 * 3600
 
 _STEPS = Step.metadata.tables["steps"]
-_ACTOR_CHECK = select(
-    exists().where(Session.token_hash == bindparam("token"), Session.account_id == bindparam("account"),
-                   Session.expires_at >= bindparam("now"), Account.id == Session.account_id,
-                   Account.disabled == false()).label("signed_in"),
-    select(Seat.away).where(Seat.table_id == bindparam("table"), Seat.seat == bindparam("seat"),
-                            Seat.kind == "person", Seat.account_id == bindparam("account"), Seat.left == false())
-    .scalar_subquery().label("away"))
+_SIGNED_IN = exists().where(Session.token_hash == bindparam("token"), Session.account_id == bindparam("account"),
+                            Session.expires_at >= bindparam("now"), Account.id == Session.account_id,
+                            Account.disabled == false())
+_HELD = (Seat.table_id == bindparam("table"), Seat.seat == bindparam("actor_seat"), Seat.kind == "person",
+         Seat.account_id == bindparam("account"), Seat.left == false())
+_ACTOR_CHECK = select(_SIGNED_IN.label("signed_in"), select(Seat.away).where(*_HELD).scalar_subquery().label("away"))
 """A person's action is checked in the transaction that stores it: is the session valid now, and
 the seat's ``away`` if its account holds it (NULL if not). Built once: only its values change."""
 _INSERT_STEP = insert(_STEPS).values({c.name: bindparam(c.name) for c in _STEPS.c})
 """One step's row (every column a parameter named as the column)."""
+_INSERT_ACTED = insert(_STEPS).from_select(
+    [c.name for c in _STEPS.c],
+    select(*[bindparam(c.name, type_=c.type) for c in _STEPS.c])
+    .where(_SIGNED_IN, exists().where(*_HELD, Seat.away == false())))
+"""A person's step stored only if :data:`_ACTOR_CHECK` would let it be without anything more to
+write (the session valid now, the seat the account's and not away): one statement, one round trip,
+for nearly every action. When it stores nothing the check runs on its own to say why (or to set the
+seat back from away, after which the step is stored)."""
 _SEATS = Seat.metadata.tables["seats"]
 _SEEN = (update(_SEATS).where(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))
          .values(seen_at=bindparam("at")))
@@ -71,7 +78,8 @@ class _Driver:
         return values if self.order is None else tuple(values[k] for k in self.order)
 
     def run(self, conn: Connection, params: tuple[Any, ...] | dict[str, Any] | list[Any], many: bool = False) -> Any:
-        """Execute (``many``: a list of parameter sets, one call); the first row if any."""
+        """Execute (``many``: a list of parameter sets, one call): the first row of a statement
+        that returns rows, else the count of rows it wrote (None for ``many``)."""
         dbapi_conn = conn.connection
         cursor = dbapi_conn.cursor()
         watched = conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute
@@ -83,7 +91,7 @@ class _Driver:
                 row = None
             else:
                 cursor.execute(self.sql, params)
-                row = cursor.fetchone() if cursor.description else None
+                row = cursor.fetchone() if cursor.description else cursor.rowcount
             if watched:
                 conn.dispatch.after_cursor_execute(conn, cursor, self.sql, params, None, many)
             return row
@@ -188,6 +196,7 @@ class Store:
         self._executor = ThreadPoolExecutor(max_workers=1 if self._sqlite else 8, thread_name_prefix="updown-writer")
         self._actor_check = _Driver(_ACTOR_CHECK, engine.dialect)
         self._insert_step = _Driver(_INSERT_STEP, engine.dialect)
+        self._insert_acted = _Driver(_INSERT_ACTED, engine.dialect)
 
     def ping(self) -> None:
         """Raise if the database does not answer now (the hub's watch loop asks every second)."""
@@ -533,7 +542,8 @@ class Store:
         statement answers both: whether the session is valid, and the seat's away if it is held."""
         check = self._actor_check
         signed_in, away = check.run(conn, check.params({"token": actor.session, "account": actor.account_id,
-                                                        "now": time.time(), "table": table_id, "seat": actor.seat}))
+                                                        "now": time.time(), "table": table_id,
+                                                        "actor_seat": actor.seat}))
         if not signed_in:
             raise Unheld(signed_out=True)
         if away is None:
@@ -542,11 +552,23 @@ class Store:
             conn.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat == actor.seat)
                          .values(away=False, away_since=None))
 
+    def _store_acted(self, conn: Connection, table_id: str, row: StepRow, actor: Actor) -> bool:
+        """Store a person's step in the statement that checks its actor (:data:`_INSERT_ACTED`);
+        False if the check did not let it (nothing written: :meth:`_check_actor` says why)."""
+        acted = self._insert_acted
+        return bool(acted.run(conn, acted.params({
+            "table_id": table_id, "n": row.n, "seat": row.seat, "label": row.label, "notation": row.notation,
+            "client_id": row.client_id, "by": row.by, "at": row.at, "token": actor.session,
+            "account": actor.account_id, "now": time.time(), "table": table_id, "actor_seat": actor.seat})) == 1)
+
     def _write(self, conn: Connection, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
                actor: Actor | None = None) -> None:
         """Refusals come before the first write (see :meth:`_commit_batch`)."""
         if actor is not None:
-            self._check_actor(conn, table_id, actor)
+            if rows and finish is None and self._store_acted(conn, table_id, rows[0], actor):
+                rows = rows[1:]  # stored with its check
+            else:
+                self._check_actor(conn, table_id, actor)
         if finish is not None:
             if sum(finish.postings.values()) != 0:
                 raise Unbalanced(f"table {table_id}: the entries of {finish.txn} sum to "
