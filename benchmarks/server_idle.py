@@ -3,6 +3,8 @@ each costs in memory, and what they do to the latency of the tables that are pla
 
     python benchmarks/server_idle.py --db postgresql+psycopg://... [--levels 500,1000,2000,5000]
         [--active 10] [--window 20] [--kind playing] [--no-deflate]
+    python benchmarks/server_idle.py ... --src before=/tmp/base,after=. --rounds 2   # two checkouts, interleaved
+    python benchmarks/server_idle.py ... --py-spy prof.txt   # where an idle server's time goes (last level)
 
 Starts one ``updown serve`` (SQLite in a temporary folder unless --db is given; a PostgreSQL URL gets
 a new database of its own in its cluster, dropped after), then:
@@ -23,6 +25,12 @@ at each of the tables already there. At the end ``--spectators`` more watch the 
 table, round the tables): their RSS alone gives the memory of a connection without a table of its
 own, and from it the memory of an idle table. Every idle client reads what it is sent.
 
+``--idle`` seconds of idle CPU are read at each level (the re-read runs every 2 s, the heartbeat every
+5 s: read over several of each). ``--src`` runs the whole benchmark with the server of each source tree,
+``--rounds`` times, in the order A B, B A, ... (a drifting load hits each alike), and ends with a table
+of idle CPU per 1,000 idle connections and the active p99 at each level. ``--py-spy`` samples the
+server for ``--idle`` seconds with only the idle connections of the last level (first run only).
+
 The open-file limit: this process raises its own soft RLIMIT_NOFILE to its hard limit, and the server
 inherits it (``/proc/PID/limits`` is printed). Bounded: at most 20,000 idle connections, 120 s a
 window.
@@ -36,6 +44,8 @@ import gc
 import json
 import os
 import random
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,7 +58,7 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server_load import (Server, drop_database, fresh_database, listener, pct, raise_open_files,  # noqa: E402
-                         rss_bytes, tree_cpu, url_port)
+                         rss_bytes, top, tree_cpu, url_port)
 
 
 @dataclass
@@ -193,7 +203,8 @@ def limits_of(pid: int) -> str:
     return "?"
 
 
-async def measure(args: argparse.Namespace, server: Server, others: dict[str, int | None]) -> list[dict[str, Any]]:
+async def measure(args: argparse.Namespace, server: Server, others: dict[str, int | None],
+                  spy: str | None = None) -> list[dict[str, Any]]:
     assert server.proc is not None
     pid = server.proc.pid
     site = Site(server)
@@ -256,12 +267,20 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
         while opened[0] + len(failures) < goal and time.time() < deadline:
             await asyncio.sleep(0.05)
 
-    async def settle_and_read(level: int) -> dict[str, Any]:
+    async def settle_and_read(level: int, spy: str | None = None) -> dict[str, Any]:
         await asyncio.sleep(args.settle)
         rss = rss_bytes(pid)
         c0, t0 = tree_cpu(pid), time.time()
         o0 = {k: tree_cpu(p) if p else 0.0 for k, p in others.items()}
-        await asyncio.sleep(args.settle)
+        sampler = None
+        if spy:
+            sampler = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pid),
+                                        "--format", "raw", "--rate", "200", "--duration", str(max(1, int(args.idle))),
+                                        "--output", spy, "--nonblocking"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await asyncio.sleep(args.idle)
+        if sampler is not None:
+            await asyncio.to_thread(sampler.wait)
         idle_cpu = (tree_cpu(pid) - c0) / (time.time() - t0)
         other_idle = {k: (tree_cpu(p) - o0[k]) / (time.time() - t0) if p else None for k, p in others.items()}
         window.reset()
@@ -300,7 +319,7 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
             if opened[0] < level:
                 print(f"  stopped: {opened[0]} of {level} connections opened")
                 break
-            row = await settle_and_read(level)
+            row = await settle_and_read(level, spy if level == args.levels[-1] else None)
             rows.append(row)
             show(row)
         if args.spectators and idle_tables:
@@ -335,6 +354,57 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
     return rows
 
 
+def one_run(args: argparse.Namespace, others: dict[str, int | None], src: tuple[str, str] | None,
+            spy: str | None) -> list[dict[str, Any]]:
+    """The benchmark once, with a server of its own (from ``src``'s tree when given) and a new database."""
+    if src is not None:  # the server started below imports the package from this tree
+        os.environ["PYTHONPATH"] = str(Path(src[1]).resolve())
+    with tempfile.TemporaryDirectory() as tmp:
+        db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/idle.db", None)
+        extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
+        if not args.deflate:
+            extra.append("--no-ws-deflate")
+        server = Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / "server.log", extra_args=extra).start()
+        try:
+            rows = asyncio.run(measure(args, server, others, spy))
+        finally:
+            server.stop()
+            if created and args.db:
+                drop_database(args.db, created)
+            log = (Path(tmp) / "server.log").read_text(errors="replace").splitlines()
+            problems = [line for line in log if "ERROR" in line or "Traceback" in line]
+            if problems:
+                print(f"server log: {len(problems)} error lines, the first: {problems[0][:200]}")
+    for r in rows:
+        r["src"] = src[0] if src is not None else None
+    return rows
+
+
+def summary(rows: list[dict[str, Any]], labels: list[str]) -> None:
+    """Per tree and level, the medians over the runs: idle CPU per 1,000 idle connections (above the
+    run's own reading with none), PostgreSQL's, and the active tables' frame p99."""
+    print("| server | idle connections | runs | idle CPU (% of a core) | per 1,000 idle above none | PostgreSQL "
+          "| active actions/s | frame p99 | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for label in labels:
+        mine = [r for r in rows if (r.get("src") or "-") == label]
+        runs = sorted({r["run"] for r in mine})
+        base = {run: next(r["idle_cpu_s"] for r in mine if r["run"] == run and r["idle_connections"] == 0)
+                for run in runs}
+        for level in sorted({r["idle_connections"] for r in mine}):
+            rs = [r for r in mine if r["idle_connections"] == level]
+            cpu = statistics.median(r["idle_cpu_s"] for r in rs)
+            per = [1000 * (r["idle_cpu_s"] - base[r["run"]]) / level for r in rs if level]
+            pgs = [r["pg_idle_cpu_s"] for r in rs if r["pg_idle_cpu_s"] is not None]
+            each = ", ".join(f"{100 * r['idle_cpu_s']:.1f}" for r in rs)
+            per_k = f"{100 * statistics.median(per):.2f}%" if per else "-"
+            pg = f"{100 * statistics.median(pgs):.1f}%" if pgs else "-"
+            print(f"| {label} | {level:,} | {len(rs)} | {100 * cpu:.1f}% ({each}) | {per_k} | {pg} "
+                  f"| {statistics.median(r['actions_s'] for r in rs):.1f} "
+                  f"| {statistics.median(r['frame_p99'] for r in rs):,.0f} ms "
+                  f"| {min(r['load'] for r in rs):.1f}-{max(r['load'] for r in rs):.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=None)
@@ -345,8 +415,16 @@ def main() -> None:
     parser.add_argument("--active", type=int, default=10, help="tables of four clients that play in the windows")
     parser.add_argument("--think", type=float, default=0.5)
     parser.add_argument("--window", type=float, default=20.0)
-    parser.add_argument("--settle", type=float, default=3.0, help="seconds before reading RSS, and of idle CPU")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds before reading RSS")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds over which the idle CPU is read")
     parser.add_argument("--no-deflate", dest="deflate", action="store_false", help="the server without compression")
+    parser.add_argument("--src", default=None,
+                        help="run the server from this source tree (another checkout), or compare several, "
+                             "interleaved: LABEL=PATH,LABEL=PATH")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each --src tree, interleaved")
+    parser.add_argument("--py-spy", default=None, metavar="FILE",
+                        help="sample the first run's server at the last level, idle connections only")
+    parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
     parser.add_argument("--json", default=None, metavar="FILE", help="append the rows to FILE")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
@@ -354,6 +432,16 @@ def main() -> None:
         parser.error("--kind watching needs tables to watch: use --spectators after playing or waiting")
     if not 0 < args.window <= 120 or max(args.levels) + args.spectators > 20000 or not 1 <= args.active <= 100:
         parser.error("--window 0 to 120 s, at most 20,000 idle connections, --active 1 to 100")
+    if not 0 < args.idle <= 120 or not 1 <= args.rounds <= 10:
+        parser.error("--idle 0 to 120 s, --rounds 1 to 10")
+    srcs: list[tuple[str, str] | None] = [None]
+    if args.src:
+        trees = [(item.partition("=")[0], item.partition("=")[2]) if "=" in item else (item, item)
+                 for item in args.src.split(",")]
+        for _label, path in trees:
+            if not (Path(path) / "updown" / "server").is_dir():
+                parser.error(f"--src {path}: no updown/server there")
+        srcs = list(trees)
     limit = raise_open_files(2 * (max(args.levels) + args.spectators + 4 * args.active) + 1024)
     need = max(args.levels) + args.spectators + 4 * args.active + 200
     if limit < need:
@@ -362,27 +450,25 @@ def main() -> None:
     others: dict[str, int | None] = {}
     if args.db and args.db.startswith("postgresql"):
         others["pg"] = listener(url_port(args.db, 5432))
-    with tempfile.TemporaryDirectory() as tmp:
-        db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/idle.db", None)
-        extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
-        if not args.deflate:
-            extra.append("--no-ws-deflate")
-        server = Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / "server.log", extra_args=extra).start()
-        try:
-            rows = asyncio.run(measure(args, server, others))
-        finally:
-            server.stop()
-            if created and args.db:
-                drop_database(args.db, created)
-            log = (Path(tmp) / "server.log").read_text(errors="replace").splitlines()
-            problems = [line for line in log if "ERROR" in line or "Traceback" in line]
-            if problems:
-                print(f"server log: {len(problems)} error lines, the first: {problems[0][:200]}")
-    gc.collect()
-    if args.json:
-        with open(args.json, "a") as out:
-            for r in rows:
-                out.write(json.dumps(r) + "\n")
+    order = [s for r in range(args.rounds) for s in (srcs if r % 2 == 0 else srcs[::-1])]
+    rows: list[dict[str, Any]] = []
+    for index, src in enumerate(order):  # A B, B A, ...
+        if src is not None:
+            print(f"-- server {src[0]} ({src[1]}), run {index + 1} of {len(order)}", flush=True)
+        spy = args.py_spy if index == 0 else None
+        got = one_run(args, others, src, spy)
+        for r in got:
+            r["run"] = index
+        rows += got
+        if args.json:
+            with open(args.json, "a") as out:
+                for r in got:
+                    out.write(json.dumps(r) + "\n")
+        gc.collect()
+    if len(order) > 1:
+        summary(rows, [s[0] if s is not None else "-" for s in srcs])
+    if args.py_spy:
+        top(args.py_spy, args.top)
 
 
 if __name__ == "__main__":

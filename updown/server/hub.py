@@ -5,17 +5,22 @@ clocks and grace periods, the ledger and ratings at a game's end, and the bus be
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
 import logging
+import math
 import secrets
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlalchemy import Engine, func, select
+
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.models import AdminAction
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
@@ -29,12 +34,32 @@ UNSEATED = 4001
 """The close code of a socket whose seat is no longer its account's (freed, left, taken, signed out)."""
 REREAD = 2.0
 """Seconds between re-reads of the tables held here, for what ``updown admin`` changed in the database."""
+WHOLE_REREAD = 30.0
+"""Seconds between re-reads of every held table's seats even when no admin action was recorded (a net
+under :func:`admin_mark`; between them a re-read asks only that)."""
+CLOCK = 0.25
+"""Seconds between the clock loop's turns (:meth:`Hub._clock_loop`)."""
+SWEEP = 30.0
+"""Seconds within which the clock looks at every running table it drives, a few at each turn, even
+if nothing asked it to: a net under the wake-ups (a table it finds work at unasked is logged)."""
 WATCH = 1.0
 """Seconds between the watch loop's questions to the database and Redis (see ``outage.py``)."""
 CHAT_HISTORY = 100
 """Chat lines a new socket gets (the last ones); ``GET /api/tables/{id}/chat`` gives them all."""
 WATCHER_NAMES = 50
 """Names of spectators listed at most (all are counted)."""
+
+
+def admin_mark(engine: Engine) -> tuple[int, int | None]:
+    """How many admin actions are recorded, and the last one's id: every change ``updown admin``
+    makes to a table, a seat or an account is committed with its record (``admin.py``), so while
+    this is as it was, nothing an admin did is new. The count as well as the id: a transaction that
+    took a lower id may commit after one with a higher.
+
+    (A read of the store's, kept here until ``Store`` has it: the hub's re-read is its only user.)"""
+    with engine.connect() as conn:
+        count, last = conn.execute(select(func.count(AdminAction.id), func.max(AdminAction.id))).one()
+        return int(count), None if last is None else int(last)
 
 
 def _step_rows(raw: object) -> list[StepRow]:
@@ -265,6 +290,13 @@ class Hub:
         """Each held table's stored status and seats as last taken into memory by a re-read."""
         self._stopped: set[str] = set()
         """Tables closed by admin that this process has stopped."""
+        self._mark: tuple[int, int | None] | None = None
+        """:func:`admin_mark` at the last whole re-read."""
+        self._whole_at = 0.0
+        """When the last whole re-read was."""
+        self._unsettled = True
+        """The last whole re-read found a table whose stored status or seats differ from this
+        process's (taken if they last; the next re-read is whole too)."""
         self.health = ServiceHealth()
         """Whether the database and Redis answer now (``outage.py``); clients are told of changes."""
         self.health.listeners.append(self._tell_clients)
@@ -281,6 +313,19 @@ class Hub:
         lobby's sockets, ``routes/lobby.py``, read it again)."""
         self._lobby_seen: dict[str, tuple[Any, ...]] = {}
         """Each public table's status and seats as last announced to the lobby (or heard of)."""
+        self._stirred: set[str] = set()
+        """Tables whose state the clock judges by changed since its last turn (:meth:`Live.stir`)."""
+        self._wakes: list[tuple[float, str]] = []
+        """A heap of (when, table): the times the clock said it must look at a table again; an
+        entry whose time is no longer its table's :attr:`Live.wake` is dropped when it comes up."""
+        self._queued: dict[str, float] = {}
+        """Each table's time in :attr:`_wakes` that is still to come (one entry a time, not one a look)."""
+        self._sweep: list[str] = []
+        """The tables the clock's net (:data:`SWEEP`) has still to look at in this round."""
+        self._sweep_step = 1
+        """How many of them each turn looks at (a round takes :attr:`sweep` seconds)."""
+        self.sweep = SWEEP
+        """:data:`SWEEP` (``inf``: no net; tests of the wake-ups alone)."""
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -322,6 +367,7 @@ class Hub:
             now = time.time()
             live.owned_since = now
             live.turn_since = {s: now for s in live.turn_since}  # a new owner gives a full move time
+            live.stir()
             live.kick()
 
     async def _lease_loop(self) -> None:
@@ -343,6 +389,7 @@ class Hub:
 
     def _disown(self, live: Live) -> None:
         live.owned = False
+        live.stir()
         if live.driver is not None and not live.driver.done():
             live.driver.cancel()
 
@@ -423,10 +470,12 @@ class Hub:
 
         A person whose move time ran out is marked away, and a bot plays for them until they are
         back. A person absent (no connection anywhere, or away) for longer than the table's grace
-        has left the game, exactly as if they had pressed Leave."""
+        has left the game, exactly as if they had pressed Leave. Each turn looks only at the tables
+        that changed (:meth:`Live.stir`) or whose time came (:meth:`_clock_table`), so an idle
+        table costs nothing between its wake-ups."""
         beat = reread = 0.0
         while True:
-            await asyncio.sleep(0.25)
+            await asyncio.sleep(CLOCK)
             try:
                 now = time.time()
                 if now - beat >= HEARTBEAT:
@@ -435,55 +484,143 @@ class Hub:
                 if now - reread >= REREAD:
                     reread = now
                     await self._reread()
-                for live in list(self.lives.values()):
-                    if not live.owned or live.status != "running":
-                        continue
-                    if live.timer is not None:
-                        for seat, since in list(live.turn_since.items()):
-                            info = live.seats[seat]
-                            if info.kind == "person" and not info.away and not info.left and \
-                                    now - since >= live.timer:
-                                await self.set_away(live, seat, True)
-                    for seat in range(live.players):
-                        absent = self.absent_since(live, seat, now)
-                        if absent is not None and now - absent >= live.grace and self.multi:
-                            # Signs of life another process stored since we last read the seats
-                            # (a player there who has had nothing to do says nothing on the bus).
-                            await self.refresh(live)
-                            absent = self.absent_since(live, seat, now)
-                        if absent is not None and now - absent >= live.grace:
-                            await self.abandon(live, seat)
-                    await self._abort_if_deserted(live)
-                    self._watchdog(live, now)
+                await self._clock_turn(time.time())
             except Exception as err:
                 self._fault("clock loop", err)
 
-    def _watchdog(self, live: Live, now: float) -> None:
+    def _stir(self, live: Live) -> None:
+        """:attr:`Live.stirred`: the clock looks at the table at its next turn."""
+        self._stirred.add(live.id)
+
+    async def _clock_turn(self, now: float) -> None:
+        """One turn of the clock: the tables stirred since the last turn, those whose wake-up time
+        has come, and a few more of the net (:data:`SWEEP`)."""
+        due, self._stirred = self._stirred, set()
+        while self._wakes and self._wakes[0][0] <= now:
+            at, table_id = heapq.heappop(self._wakes)
+            if self._queued.get(table_id) == at:
+                del self._queued[table_id]
+            live = self.lives.get(table_id)
+            if live is not None and live.wake == at:
+                due.add(table_id)
+        if not self._sweep and math.isfinite(self.sweep):
+            self._sweep = [t for t, live in self.lives.items() if live.owned and live.status == "running"]
+            self._sweep_step = max(1, math.ceil(len(self._sweep) * CLOCK / self.sweep))
+        net = self._sweep[-self._sweep_step:]
+        del self._sweep[-self._sweep_step:]
+        for table_id in [*due, *(t for t in net if t not in due)]:
+            live = self.lives.get(table_id)
+            if live is None:
+                continue
+            foreseen = table_id in due or live.wake <= now  # (stirred during this turn: wake 0)
+            live.wake = math.inf
+            try:
+                wake, acted = await self._clock_table(live, now)
+            except Exception as err:  # (the database away, say): this table again in a second, the others now
+                self._fault(f"clock: table {table_id}", err)
+                wake, acted = now + 1.0, False
+            if acted and not foreseen:
+                log.warning("table %s: the clock found work it had not been woken for (a change that did "
+                            "not stir the table)", table_id)
+            wake = min(live.wake, wake)  # (stirred meanwhile: 0, and queued for the next turn)
+            live.wake = wake
+            if 0 < wake < math.inf and self._queued.get(table_id) != wake:
+                self._queued[table_id] = wake
+                heapq.heappush(self._wakes, (wake, table_id))
+
+    async def _clock_table(self, live: Live, now: float) -> tuple[float, bool]:
+        """The clock's look at one table: marks away a person whose move time ran out, takes a
+        person absent past the grace for gone, ends a table every person left before playing, and
+        restarts a stopped driving loop that has work. Returns when it must look again if nothing
+        changes meanwhile (``inf``: only when something does) and whether it did anything."""
+        if not live.owned or live.status != "running":
+            return math.inf, False
+        wake, acted = math.inf, False
+        if live.timer is not None:
+            for seat, since in list(live.turn_since.items()):
+                info = live.seats[seat]
+                if info.kind == "person" and not info.away and not info.left:
+                    if now - since >= live.timer:
+                        await self.set_away(live, seat, True)
+                        acted = True
+                    else:
+                        wake = min(wake, since + live.timer)
+        for seat in range(live.players):
+            absent = self.absent_since(live, seat, now)
+            if absent is not None and now - absent >= live.grace and self.multi:
+                # Signs of life another process stored since we last read the seats
+                # (a player there who has had nothing to do says nothing on the bus).
+                await self.refresh(live)
+                absent = self.absent_since(live, seat, now)
+            if absent is not None and now - absent >= live.grace:
+                await self.abandon(live, seat)
+                acted = True
+            elif absent is not None:
+                wake = min(wake, absent + live.grace)
+            elif self.multi:
+                info = live.seats[seat]
+                if info.kind == "person" and not info.left and info.connections <= 0 and info.seen_at is not None:
+                    wake = min(wake, info.seen_at + 3 * HEARTBEAT)  # connected elsewhere, as last stored
+        if await self._abort_if_deserted(live):
+            acted = True
+        watch = self._watchdog(live, now)
+        if watch is None:
+            acted = True
+        else:
+            wake = min(wake, watch)
+        return wake, acted
+
+    def _watchdog(self, live: Live, now: float) -> float | None:
         """Start a table's driving loop again if it has work and is not running: it stopped on a
         fault (the database away, say), and no client's action will come to start it (a table
-        waiting on a bot or on chance). At most once a second after a fault."""
+        waiting on a bot or on chance). At most once a second after a fault. Returns None if it
+        started it, else when to look again (``inf``: when something changes; the loop's end does)."""
         if live.driver is not None and not live.driver.done():
-            return
-        if self.health.is_down(DATABASE) or now - live.drive_failed_at < 1.0 or not live.due():
-            return
+            return math.inf
+        if not live.due():
+            return math.inf
+        if self.health.is_down(DATABASE):
+            return now + 1.0
+        if now - live.drive_failed_at < 1.0:
+            return live.drive_failed_at + 1.0
         live.kick()
+        return None
 
     async def _reread(self) -> None:
         """What ``updown admin`` changed in the database, noticed within :data:`REREAD` seconds.
 
-        One read covers every open or running table held here and the accounts of every socket. A
-        table an admin closed is stopped at once: no step is stored after this, its clients get the
-        table with its new status, and a charge posted before it was stopped is returned too. Any
-        other change of a table's stored status or seats (seats handed to bots, a rename) is taken
-        once it has lasted one re-read (a change this process makes itself is in memory by then):
-        the table is re-read, its clients told, its driver kicked. A disabled account's sockets are
-        closed. Alone (no Redis), this process also drives a running table it does not hold (one
-        that admin started by filling its open seats)."""
+        Every :data:`REREAD` seconds, one cheap question: has an admin action been recorded since
+        the last whole re-read (:func:`admin_mark`)? Only then (or when the last one found a change
+        still to take, or every :data:`WHOLE_REREAD` seconds) the whole re-read: one read covers
+        every open or running table held here and the accounts of every socket. A table an admin
+        closed is stopped at once: no step is stored after this, its clients get the table with its
+        new status, and a charge posted before it was stopped is returned too. Any other change of
+        a table's stored status or seats (seats handed to bots, a rename) is taken once it has
+        lasted one re-read (a change this process makes itself is in memory by then): the table is
+        re-read, its clients told, its driver kicked. A disabled account's sockets are closed.
+        Alone (no Redis), this process also drives a running table it does not hold (one that admin
+        started by filling its open seats). Ended sessions are looked for at every re-read."""
         held = [t for t, live in self.lives.items()
                 if live.status in ("open", "running") or (live.status == CLOSED and t not in self._stopped)]
+        mark = await asyncio.to_thread(admin_mark, self.store.engine)
+        now = time.time()
+        if mark != self._mark or self._unsettled or now - self._whole_at >= WHOLE_REREAD or any(
+                self.lives[t].status == CLOSED for t in held):
+            await self._reread_whole(held)
+            self._mark, self._whole_at = mark, now  # (the mark read before: a change after it is seen next time)
+        # Sign-outs are announced over Redis; this catches one that was not heard (Redis away).
+        sessions = {conn.session for live in self.lives.values() for conn in live.conns if conn.session}
+        if sessions:
+            signed_in = await asyncio.to_thread(self.store.live_sessions, sorted(sessions))
+            for ended in sessions - signed_in:
+                self.close_session(ended)
+
+    async def _reread_whole(self, held: list[str]) -> None:
+        """Every held table's stored status and seats, and the accounts of every socket (:meth:`_reread`)."""
         accounts = {conn.account_id for live in self.lives.values() for conn in live.conns
                     if conn.account_id is not None}
         stored, disabled, unheld = await asyncio.to_thread(self.store.reread, held, sorted(accounts), not self.multi)
+        unsettled = False
         last, self._stored = self._stored, {}
         for table_id, (status, seats) in stored.items():
             live = self.lives.get(table_id)
@@ -497,10 +634,12 @@ class Hub:
             now = (status, seats)
             mine = (live.status, [(i.kind, i.account_id, i.name, i.left) for i in live.seats])
             taken = self._taken.setdefault(table_id, mine)
-            if now == last.get(table_id) and (now != taken or now != mine):
-                self._taken[table_id] = now
-                await self.refresh(live)
-                await self.changed(live)
+            if now != taken or now != mine:
+                unsettled = True  # taken now if it lasted, else next time; either way read again
+                if now == last.get(table_id):
+                    self._taken[table_id] = now
+                    await self.refresh(live)
+                    await self.changed(live)
             self._stored[table_id] = now
         for table_id in [t for t in self._taken if t not in self._stored]:
             del self._taken[table_id]
@@ -510,16 +649,11 @@ class Hub:
                     if conn.account_id in disabled:
                         live.conns.discard(conn)
                         self.close_unseated(conn, "this account is disabled")
-        # Sign-outs are announced over Redis; this catches one that was not heard (Redis away).
-        sessions = {conn.session for live in self.lives.values() for conn in live.conns if conn.session}
-        if sessions:
-            signed_in = await asyncio.to_thread(self.store.live_sessions, sorted(sessions))
-            for ended in sessions - signed_in:
-                self.close_session(ended)
         for table_id in unheld:
             if table_id not in self.lives:
                 await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE, True)
                 await self._own(table_id)
+        self._unsettled = unsettled
 
     async def _closed_by_admin(self, live: Live) -> None:
         async with live.lock:  # no step of this table is being stored while it stops
@@ -563,17 +697,19 @@ class Hub:
         for live, i in here:
             live.seats[i].seen_at = now
 
-    async def _abort_if_deserted(self, live: Live) -> None:
-        """A table whose people all left before any of them made a move ends without a result."""
+    async def _abort_if_deserted(self, live: Live) -> bool:
+        """A table whose people all left before any of them made a move ends without a result
+        (True: it was ended here or found ended)."""
         people = [s for s in live.seats if s.kind == "person"]
         if not people or not all(s.left for s in people):
-            return
+            return False
         if any(r.by == "player" for r in live.steps):
-            return  # people played: the stand-ins finish it, and it is settled as usual
+            return False  # people played: the stand-ins finish it, and it is settled as usual
         if await asyncio.to_thread(self.store.abort_table, live.id, "every person left before playing"):
             log.info("table %s: aborted, every person left before playing", live.id)
         await self.refresh(live)
         await self.changed(live)
+        return True
 
     # -- tables ---------------------------------------------------------------------------------
     async def live(self, table_id: str) -> Live | None:
@@ -595,6 +731,7 @@ class Hub:
             live.unseated = self.close_unseated
             live.reread = self.refresh
             live.shared = self.multi
+            live.stirred = self._stir
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
             live.absorb(rows)
             self.lives[table_id] = live
@@ -619,6 +756,7 @@ class Hub:
             live.owned_since = time.time()
         if live.status == "running":
             live.turn_since = {s: live.turn_since.get(s, time.time()) for s in live.turn_since}
+        live.stir()  # seats, status or owner may have changed
 
     # -- who may use a seat ---------------------------------------------------------------------
     def enforce(self, live: Live, keep: Any = None) -> None:
@@ -897,6 +1035,7 @@ class Hub:
             return
         info.away = away
         info.away_since = time.time() if away else None
+        live.stir()
         await asyncio.to_thread(self.store.set_seat, live.id, seat, away=away, away_since=info.away_since)
         if not away and seat in live.turn_since:
             live.turn_since[seat] = time.time()  # back at the table: a full move time again
@@ -912,10 +1051,12 @@ class Hub:
         # The database decides who left first: two tabs, or a leave racing a timeout, leave once.
         if not await asyncio.to_thread(self.store.mark_left, live.id, seat):
             info.left = True
+            live.stir()
             self.enforce(live, keep=by)
             raise ActionError("already-left", "you have already left this game")
         info.left = True
         info.away = False
+        live.stir()
         # Leaving is final: the seat's sockets are closed (they may come back to watch). The socket
         # that asked (``by``) is answered first, by the caller.
         self.enforce(live, keep=by)
@@ -942,6 +1083,7 @@ class Hub:
             return
         info = live.seats[key]
         info.connections += delta
+        live.stir()  # present or absent from now
         if info.kind == "person":
             info.seen_at = time.time()
             try:

@@ -169,8 +169,21 @@ class Live:
         """Where bots that search think (``botpool.py``), in this table's turn; None: in this process."""
         self.reread: Callable[[Live], Awaitable[None]] = _nothing
         """Reads the table's status and seats again from the database (the hub's ``refresh``)."""
+        self.wake = 0.0
+        """When the hub's clock must next look at this table (move timers, absence, a stopped
+        driver): 0, at its next turn; ``inf``, not until something changes (:meth:`stir`)."""
+        self.stirred: Callable[[Live], None] = lambda live: None
+        """Told when :meth:`stir` is called (the hub queues the table for its clock's next turn)."""
         for k in self.frames:
             self._frame_check(k)
+
+    def stir(self) -> None:
+        """Something the hub's clock judges by changed (a step, a seat, the status, the owner, the
+        driving loop ended): the clock looks at the table at its next turn, not only at its
+        :attr:`wake`. Every change of what the clock reads calls this; the clock itself looks at a
+        table only then and at the times it said (a move timer, a grace) instead of at every table."""
+        self.wake = 0.0
+        self.stirred(self)
 
     # -- rebuilding and applying ----------------------------------------------------------------
     def _apply_row(self, state: State, row: StepRow) -> None:
@@ -207,6 +220,7 @@ class Live:
         now = time.time()
         actors = set(self.state.actors()) if not self.state.is_terminal() else set()
         self.turn_since = {s: self.turn_since.get(s, now) for s in actors}
+        self.stir()  # new move times, maybe a bot's turn or the end
 
     def _frame_check(self, key: int) -> None:
         view = self.state.view(None if key == SPECTATOR else key)
@@ -242,6 +256,7 @@ class Live:
             if row is not None:
                 self.status = row[0].status
                 self.result = json.loads(row[0].result) if row[0].result else None
+                self.stir()
         return changed
 
     # -- what clients see -----------------------------------------------------------------------
@@ -635,6 +650,8 @@ class Live:
         table catches up): no read an action."""
         if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
             self.driver = asyncio.get_running_loop().create_task(self._drive(read_first))
+            # However it ends (waiting for people, a fault, cancelled), the clock's watchdog looks.
+            self.driver.add_done_callback(lambda _task: self.stir())
 
     async def _drive(self, read_first: bool = True) -> None:
         read = read_first
