@@ -42,6 +42,10 @@ BOT_TIMEOUT = 120.0
 BUSY = "the server is busy: its database cannot be reached; nothing was stored, send the action again " \
        "(with the same id) in a moment"
 """The message of the ``busy`` error: an action refused, not acknowledged, while the database is away."""
+SEND_PATIENCE = 10.0
+"""Seconds a broadcast waits for one socket whose client reads nothing before closing it (:meth:`Live.broadcast`)."""
+STALLED = 4008
+"""The close code of a socket given up for reading nothing (its page connects again, as after any drop)."""
 LINES_KEPT = 20_000
 """At most this many event lines a language kept by a table (a long match's log is some thousands)."""
 CHAT_MISSING = "the chat could not be read: the database cannot be reached; ask again in a moment"
@@ -427,39 +431,66 @@ class Live:
         """Send every connection the frames it has not had, and the table's public state.
 
         A connection's frame is built and sent under its own lock, so two broadcasts never send
-        one client overlapping frames, and each frame starts where the client's last one ended."""
-        dead = []
+        one client overlapping frames, and each frame starts where the client's last one ended.
+
+        The connections are sent to one after the other, each send awaited (a send that the
+        socket's buffer takes returns at once). A client that reads nothing (a phone asleep with
+        the page open) fills its socket's buffers; its next send then waits until it reads, and
+        would keep every socket after it waiting too: one that has waited :data:`SEND_PATIENCE`
+        seconds is given up (closed with :data:`STALLED`; its page connects again and gets a
+        snapshot) and the others get theirs. One timer for the whole broadcast, not one a send."""
+        dead: list[Any] = []
         payloads: dict[tuple[int, int, int, str], str] = {}
         table = self.table_message()
-        for conn in list(self.conns):
-            if conn not in self.conns:
-                # Taken off while this loop awaited another socket's send (a leave keeps its own
-                # socket off the table to answer it first, then closes it): no frame, and not
-                # closed here before that answer.
-                continue
-            key = conn.key
-            if key != SPECTATOR and not self.seats[key].held_by(conn.account_id):
-                # The seat changed hands (freed, left, taken by another): never one more private
-                # frame to this socket. The hub closes it; drop it here in any case.
-                self.conns.discard(conn)
-                self.unseated(conn)
-                continue
+        conns = list(self.conns)
+        loop = asyncio.get_running_loop()
+        at, since = 0, 0.0
+        while at < len(conns):
             try:
-                async with conn.send_lock:
-                    n = self.frame_no(key)
-                    if n != conn.last_n:
-                        cache_key = (key, conn.last_n, n, conn.lang)
-                        if cache_key not in payloads:
-                            payloads[cache_key] = json.dumps(self.frame(key, conn.last_n, conn.lang))
-                        await conn.websocket.send_text(payloads[cache_key])
-                        conn.last_n = n
-                    if table != conn.last_table:  # the table's public state, when it changed
-                        await conn.websocket.send_text(table)
-                        conn.last_table = table
-            except Exception:
-                dead.append(conn)
+                async with asyncio.timeout(SEND_PATIENCE):
+                    while at < len(conns):
+                        since = loop.time()
+                        await self._send_frames(conns[at], table, payloads, dead)
+                        at += 1
+            except TimeoutError:
+                if loop.time() - since >= SEND_PATIENCE:  # (else the broadcast as a whole took long: again)
+                    conn = conns[at]
+                    at += 1
+                    log.warning("table %s: a socket read nothing for %.0f s: closed", self.id, SEND_PATIENCE)
+                    self.conns.discard(conn)
+                    loop.create_task(conn.close(STALLED, "your connection stopped reading; reconnect"))
         for conn in dead:
             self.conns.discard(conn)
+
+    async def _send_frames(self, conn: Any, table: str, payloads: dict[tuple[int, int, int, str], str],
+                           dead: list[Any]) -> None:
+        """One connection's part of :meth:`broadcast`."""
+        if conn not in self.conns:
+            # Taken off while this loop awaited another socket's send (a leave keeps its own
+            # socket off the table to answer it first, then closes it): no frame, and not
+            # closed here before that answer.
+            return
+        key = conn.key
+        if key != SPECTATOR and not self.seats[key].held_by(conn.account_id):
+            # The seat changed hands (freed, left, taken by another): never one more private
+            # frame to this socket. The hub closes it; drop it here in any case.
+            self.conns.discard(conn)
+            self.unseated(conn)
+            return
+        try:
+            async with conn.send_lock:
+                n = self.frame_no(key)
+                if n != conn.last_n:
+                    cache_key = (key, conn.last_n, n, conn.lang)
+                    if cache_key not in payloads:
+                        payloads[cache_key] = json.dumps(self.frame(key, conn.last_n, conn.lang))
+                    await conn.websocket.send_text(payloads[cache_key])
+                    conn.last_n = n
+                if table != conn.last_table:  # the table's public state, when it changed
+                    await conn.websocket.send_text(table)
+                    conn.last_table = table
+        except Exception:
+            dead.append(conn)
 
     # -- acting ---------------------------------------------------------------------------------
     def _auto(self, seat: int) -> bool:
