@@ -38,6 +38,9 @@ GAMES whole games of random legal actions in a process of their own for each tre
 after one game to warm up, reporting its CPU time an action. No sockets, database or other load
 generator share its figures, so it tells a change of ``live.py`` apart from the machine's noise; what
 it leaves out (uvicorn, the routes, the store) is what a server run adds.
+
+The store's part alone (``Store.commit_async``, its grouped transactions and the actor's check, on
+SQLite or PostgreSQL, trees interleaved the same way) is measured by ``benchmarks/store_write.py``.
 """
 
 from __future__ import annotations
