@@ -15,12 +15,9 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, func, select
-
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live
-from updown.server.models import AdminAction
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
@@ -36,7 +33,7 @@ REREAD = 2.0
 """Seconds between re-reads of the tables held here, for what ``updown admin`` changed in the database."""
 WHOLE_REREAD = 30.0
 """Seconds between re-reads of every held table's seats even when no admin action was recorded (a net
-under :func:`admin_mark`; between them a re-read asks only that)."""
+under :meth:`Store.admin_mark`; between them a re-read asks only that)."""
 CLOCK = 0.25
 """Seconds between the clock loop's turns (:meth:`Hub._clock_loop`)."""
 SWEEP = 30.0
@@ -48,18 +45,6 @@ CHAT_HISTORY = 100
 """Chat lines a new socket gets (the last ones); ``GET /api/tables/{id}/chat`` gives them all."""
 WATCHER_NAMES = 50
 """Names of spectators listed at most (all are counted)."""
-
-
-def admin_mark(engine: Engine) -> tuple[int, int | None]:
-    """How many admin actions are recorded, and the last one's id: every change ``updown admin``
-    makes to a table, a seat or an account is committed with its record (``admin.py``), so while
-    this is as it was, nothing an admin did is new. The count as well as the id: a transaction that
-    took a lower id may commit after one with a higher.
-
-    (A read of the store's, kept here until ``Store`` has it: the hub's re-read is its only user.)"""
-    with engine.connect() as conn:
-        count, last = conn.execute(select(func.count(AdminAction.id), func.max(AdminAction.id))).one()
-        return int(count), None if last is None else int(last)
 
 
 def _step_rows(raw: object) -> list[StepRow]:
@@ -291,7 +276,7 @@ class Hub:
         self._stopped: set[str] = set()
         """Tables closed by admin that this process has stopped."""
         self._mark: tuple[int, int | None] | None = None
-        """:func:`admin_mark` at the last whole re-read."""
+        """:meth:`Store.admin_mark` at the last whole re-read."""
         self._whole_at = 0.0
         """When the last whole re-read was."""
         self._unsettled = True
@@ -590,7 +575,7 @@ class Hub:
         """What ``updown admin`` changed in the database, noticed within :data:`REREAD` seconds.
 
         Every :data:`REREAD` seconds, one cheap question: has an admin action been recorded since
-        the last whole re-read (:func:`admin_mark`)? Only then (or when the last one found a change
+        the last whole re-read (:meth:`Store.admin_mark`)? Only then (or when the last one found a change
         still to take, or every :data:`WHOLE_REREAD` seconds) the whole re-read: one read covers
         every open or running table held here and the accounts of every socket. A table an admin
         closed is stopped at once: no step is stored after this, its clients get the table with its
@@ -602,7 +587,7 @@ class Hub:
         started by filling its open seats). Ended sessions are looked for at every re-read."""
         held = [t for t, live in self.lives.items()
                 if live.status in ("open", "running") or (live.status == CLOSED and t not in self._stopped)]
-        mark = await asyncio.to_thread(admin_mark, self.store.engine)
+        mark = await asyncio.to_thread(self.store.admin_mark)
         now = time.time()
         if mark != self._mark or self._unsettled or now - self._whole_at >= WHOLE_REREAD or any(
                 self.lives[t].status == CLOSED for t in held):

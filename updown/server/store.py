@@ -20,7 +20,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.orm import Session as DbSession
 
-from updown.server.models import Account, Chat, Entry, Rating, Seat, Session, Step, Table
+from updown.server.models import Account, AdminAction, Chat, Entry, Rating, Seat, Session, Step, Table
 
 HOUSE = "house"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -660,6 +660,15 @@ class Store:
                      "games": r.games} for r in rows]
 
     # -- what admin may have changed (``updown admin``; read by the hub every few seconds) --------
+    def admin_mark(self) -> tuple[int, int | None]:
+        """How many admin actions are recorded, and the last one's id: every change ``updown admin``
+        makes to a table, a seat or an account is committed with its record (``admin.py``), so while
+        this is as it was, nothing an admin did is new (the hub's re-read asks this first). The count
+        as well as the id: a transaction that took a lower id may commit after one with a higher."""
+        with self.engine.connect() as conn:
+            count, last = conn.execute(select(func.count(AdminAction.id), func.max(AdminAction.id))).one()
+            return int(count), None if last is None else int(last)
+
     def reread(self, table_ids: Sequence[str], account_ids: Sequence[int], unheld: bool
                ) -> tuple[dict[str, tuple[str, list[tuple[str, int | None, str, bool]]]], set[int], list[str]]:
         """In one read: the stored status and seats ``(kind, account, name, left)`` of these tables,
