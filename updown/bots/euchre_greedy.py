@@ -352,7 +352,10 @@ class EuchreNormal(PimcBot):
     """In Euchre ``pimc`` won 0.745 of matches against greedy (the tree search: 0.60) and, with 80
     worlds at OpenSpiel ISMCTS's pace, beat ISMCTS (1,000 simulations) by 0.215 ± 0.029 points a
     deal over 1,000 deals; held to ISMCTS's running median time with the compiled engines it used
-    about 60 worlds and beat it by 0.131 ± 0.021 over 1,973 deals (docs/bots.md, sixth pass)."""
+    about 60 worlds and beat it by 0.131 ± 0.021 over 1,973 deals (docs/bots.md, sixth pass). With
+    cheaper batches, its budget stretched to its measured pace and its first batch sized by a
+    learned cost model, about 140 worlds at 0.97 of ISMCTS's median time: +0.212 ± 0.012 over 5,690
+    deals (seventh pass)."""
 
     name = "normal"
     description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
