@@ -57,7 +57,7 @@ import httpx
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server_load import (Server, drop_database, fresh_database, listener, pct, raise_open_files,  # noqa: E402
+from server_load import (Server, drop_database, fresh_database, listener, pct, raise_open_files, source_trees,  # noqa: E402
                          rss_bytes, top, tree_cpu, url_port)
 
 
@@ -434,14 +434,7 @@ def main() -> None:
         parser.error("--window 0 to 120 s, at most 20,000 idle connections, --active 1 to 100")
     if not 0 < args.idle <= 120 or not 1 <= args.rounds <= 10:
         parser.error("--idle 0 to 120 s, --rounds 1 to 10")
-    srcs: list[tuple[str, str] | None] = [None]
-    if args.src:
-        trees = [(item.partition("=")[0], item.partition("=")[2]) if "=" in item else (item, item)
-                 for item in args.src.split(",")]
-        for _label, path in trees:
-            if not (Path(path) / "updown" / "server").is_dir():
-                parser.error(f"--src {path}: no updown/server there")
-        srcs = list(trees)
+    srcs = source_trees(parser, args.src)
     limit = raise_open_files(2 * (max(args.levels) + args.spectators + 4 * args.active) + 1024)
     need = max(args.levels) + args.spectators + 4 * args.active + 200
     if limit < need:

@@ -642,6 +642,19 @@ def in_process(args: argparse.Namespace, srcs: list[tuple[str, str] | None]) -> 
               f"({statistics.median(ms) / first:.2f}x the first)")
 
 
+def source_trees(parser: argparse.ArgumentParser, text: str | None) -> list[tuple[str, str] | None]:
+    """``--src LABEL=PATH,...`` (or ``PATH,...``): the trees to run interleaved; ``[None]`` for this
+    tree alone. A path without ``updown/server`` is a usage error."""
+    if not text:
+        return [None]
+    trees = [(item.partition("=")[0], item.partition("=")[2]) if "=" in item else (item, item)
+             for item in text.split(",")]
+    for _label, path in trees:
+        if not (Path(path) / "updown" / "server").is_dir():
+            parser.error(f"--src {path}: no updown/server there")
+    return list(trees)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50)
@@ -680,14 +693,7 @@ def main() -> None:
         parser.error("--processes: 1 to 8 each")
     if max(processes) > 1 and not (args.redis and args.db and args.db.startswith("postgresql")):
         parser.error("more than one process needs --db postgresql+psycopg://... and --redis redis://...")
-    srcs: list[tuple[str, str] | None] = [None]
-    if args.src:
-        trees = [(item.partition("=")[0], item.partition("=")[2]) if "=" in item else (item, item)
-                 for item in args.src.split(",")]
-        for _label, path in trees:
-            if not (Path(path) / "updown" / "server").is_dir():
-                parser.error(f"--src {path}: no updown/server there")
-        srcs = list(trees)
+    srcs = source_trees(parser, args.src)
     if args.in_process:
         if not 1 <= args.in_process <= 200:
             parser.error("--in-process: 1 to 200 games")

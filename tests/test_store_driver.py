@@ -4,10 +4,8 @@ reach the callers, must be what SQLAlchemy's path gave. On SQLite and PostgreSQL
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,22 +18,7 @@ from updown.server.models import Seat, Step, Table
 from updown.server.outage import is_outage
 from updown.server.store import Actor, Conflict, Store, StepRow, Unheld, token_hash
 
-PG = os.environ.get("UPDOWN_TEST_POSTGRES")
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not PG, reason='no PostgreSQL: UPDOWN_TEST_POSTGRES not set (start it with eval "$(.ci/services start)")'))])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'updown.db'}"
-    else:
-        from test_server import fresh_pg_db
-
-        url = fresh_pg_db()
-    engine = make_engine(url)
-    upgrade(engine)
-    yield Store(engine)
-    engine.dispose()
+from test_store_batch import PG, store  # noqa: E402,F401  (the same store on SQLite and PostgreSQL)
 
 
 def _table(store: Store, table_id: str, account: int) -> None:
