@@ -171,6 +171,30 @@ def _answer(ws: WebSocketTestSession, cid: str) -> dict[str, Any]:
     return _until(ws, lambda m: m.get("id") == cid and m["type"] in ("ack", "error"))
 
 
+def _within(ws: WebSocketTestSession, done: Callable[[dict[str, Any]], bool], seconds: float = 20.0
+            ) -> dict[str, Any] | None:
+    """The first message for which ``done`` holds, or None if none came within ``seconds`` (the
+    test client's receive has no timeout: its stream is read here with one)."""
+    import anyio
+
+    async def receive() -> dict[str, Any] | None:
+        with anyio.move_on_after(seconds):
+            while True:
+                message = await ws._send_rx.receive()  # (what WebSocketTestSession.receive awaits)
+                msg: dict[str, Any] = json.loads(message["text"])
+                if done(msg):
+                    return msg
+        return None
+
+    return ws.portal.call(receive)  # type: ignore[arg-type]
+
+
+def _shows(state: State, seat: int) -> Callable[[dict[str, Any]], bool]:
+    """A snapshot or frame whose view (its log aside) is ``state``'s for ``seat``."""
+    want = {k: v for k, v in state.view(seat).items() if k != "log"}
+    return lambda m: m["type"] in ("snapshot", "frame") and {k: v for k, v in m["view"].items() if k != "log"} == want
+
+
 def _ann_to_act(state: State) -> bool:
     return not state.is_chance() and 0 in state.actors()
 
@@ -197,11 +221,17 @@ def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Si
         # This tab, behind, still shows her turn and plays another card: refused as the stored state says.
         other = frame["legal"][-1]["id"]
         ws.send_json({"type": "act", "id": "stale", "action": other})
-        answer = _answer(ws, "stale")
+        heard: list[dict[str, Any]] = []
+        answer = _until(ws, lambda m: heard.append(m) is None and m.get("id") == "stale" and m["type"] == "error")
         assert answer["type"] == "error" and answer["code"] in ("not-your-turn", "illegal"), answer
         after, n_after = site.stored()
         assert n_after == n and after.view(None) == before.view(None)  # nothing stored
         assert site.in_memory() == n  # caught up
+        # ... and her page is sent what it caught up, with no note and no other step to bring it
+        # (before, the steps a refused action's catch-up read waited for the next step's broadcast:
+        # if the turn they gave was hers, for ever).
+        assert any(_shows(before, 0)(m) for m in heard) or _within(ws, _shows(before, 0)) is not None, \
+            "the steps the catch-up read were not sent"
         _quiet(site)
 
         # The other process plays on to Ann's turn again; this one hears nothing and thinks another seat
@@ -222,6 +252,29 @@ def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Si
                       {k: v for k, v in m["view"].items() if k != "log"} ==
                       {k: v for k, v in final.view(0).items() if k != "log"})
         assert view is not None
+
+
+def test_steps_whose_note_never_came_are_caught_up_by_the_re_read(site: Site) -> None:
+    """The net under lost notes: Redis delivers a note at most once, to whoever listens then. Steps
+    another process stored whose note never came, that gave the turn to the person here, are read
+    at the next whole re-read and sent to her page; without it the table would wait for ever (she
+    never sees her turn, so she never acts, so nobody publishes again)."""
+    site.wait_stored(lambda s: not s.is_chance())
+    with _socket(site) as ws:
+        site.play_elsewhere(_ann_to_act)
+        site.note()
+        _until(ws, lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]))
+        _quiet(site)  # no driver, clock or watch loop reads the table from here on
+        # She plays; play goes on elsewhere until her turn comes again, with no note.
+        assert site.play_elsewhere(lambda s: not s.is_chance() and 0 not in s.actors()) >= 1
+        assert site.play_elsewhere(_ann_to_act) >= 1
+        state, n = site.stored()
+        assert site.in_memory() < n
+        assert _within(ws, lambda m: m["type"] in ("snapshot", "frame"), 1.0) is None  # nothing came
+        held = [site.table]
+        site.client.portal.call(site.hub._reread_whole, held)  # type: ignore[union-attr]
+        assert site.in_memory() == n
+        assert _within(ws, _shows(state, 0)) is not None, "her turn never reached her page"
 
 
 @contextmanager

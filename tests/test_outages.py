@@ -154,6 +154,8 @@ class Person:
     service: list[dict[str, Any]] = field(default_factory=list)
     reconnects: int = 0
     finished: bool = False
+    refused: list[str] = field(default_factory=list)
+    """The codes of the refusals this person's actions met (told when a table does not finish)."""
 
     def _connect(self) -> None:
         for server in self.servers:
@@ -209,6 +211,7 @@ class Person:
                 self.busy += 1
                 self.resend_after = time.time() + 0.3  # the same action, the same id, in a moment
             else:  # the position moved on (the table acted for us meanwhile): choose again
+                self.refused.append(f"{msg['code']} at frame {self.n}")
                 self.pending = None
         elif kind == "table" and msg["table"]["status"] == "finished":
             self.finished = True
@@ -245,8 +248,15 @@ def play_through(people: list[Person], fault: Callable[[], None], after_acks: in
         if all(p.finished for p in people) and (thread is None or not thread.is_alive()):
             assert started, "the games ended before the fault"
             return started[0]
-    states = {p.user.name + "@" + p.table[:6]: (p.finished, p.n, p.pending) for p in people}
-    raise TimeoutError(f"not every table finished in {timeout} s: {states}")
+    states = {p.user.name + "@" + p.table[:6]: (p.finished, p.n, p.pending, p.refused[-3:],
+                                                 bool(p.client and p.client.legal)) for p in people}
+    logs = []
+    for server in {id(s): s for p in people for s in p.servers}.values():
+        if server.log is not None and server.log.exists():
+            tail = server.log.read_text(errors="replace").splitlines()[-40:]
+            logs.append(f"--- {server.log.name}:\n" + "\n".join(tail))
+    raise TimeoutError(f"not every table finished in {timeout} s (finished, frame, pending, refusals, "
+                       f"legal): {states}\n" + "\n".join(logs))
 
 
 def setup_tables(servers: list[Server], seed: int) -> tuple[list[Person], list[str], list[User]]:
@@ -515,6 +525,51 @@ def test_the_redis_listener_subscribes_again_after_redis_restarts(own: OwnServic
     assert "after" in hub.heard, "the listener did not subscribe again"
     assert hub.resynced >= 1  # and caught its tables up (it may have missed news)
     assert not hub.health.is_down(REDIS)
+
+
+@needs_services
+def test_a_dropped_subscription_is_caught_up_when_redis_answers_at_once(own: OwnServices) -> None:
+    """Redis stays up but drops the listener's connection. Were the drop handled inside the client
+    (redis-py can connect and subscribe again by itself), the notes published meanwhile would be
+    lost without the hub knowing: the listener must see the drop, subscribe again and then catch
+    its tables up."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    from updown.server.hub import RedisBus
+    from updown.server.outage import ServiceHealth
+
+    class Hub:
+        owner = "me"
+        health = ServiceHealth()
+        resynced = 0
+
+        async def changed_elsewhere(self, table: str) -> None:
+            pass
+
+        async def resync_all(self) -> None:
+            self.resynced += 1
+
+    async def run() -> tuple[Hub, bool, bool]:
+        hub = Hub()
+        bus = RedisBus(own.redis)
+        await bus.start(hub)  # type: ignore[arg-type]
+        listening_before = bus.listening
+        other = aioredis.from_url(own.redis)
+        killed = await other.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        assert killed >= 1
+        deadline = time.time() + 15
+        while hub.resynced == 0 and time.time() < deadline:
+            await asyncio.sleep(0.05)
+        await other.aclose()
+        listening_after = bus.listening
+        await bus.close()
+        return hub, listening_before, listening_after
+
+    hub, before, after = asyncio.run(run())
+    assert before and after
+    assert hub.resynced >= 1, "the drop went unnoticed: news published meanwhile would be lost"
 
 
 @needs_services

@@ -208,6 +208,20 @@ MUTANTS = [
            '''        await retried(lambda: self.catch_up(force=True), self.health, DATABASE)''',
            '''        return None''',
            (R + "test_a_table_behind_the_database_is_judged_against_the_stored_steps[sqlite]",)),
+    Mutant("catch-up-sends-nothing", "steps a catch-up read reach the sockets only with the next step's broadcast",
+           "updown/server/live.py",
+           '''        if changed:
+            self._broadcast_soon()''',
+           '''        if changed:
+            pass''',
+           (R + "test_a_table_behind_the_database_is_judged_against_the_stored_steps[sqlite]",)),
+    Mutant("no-net-under-lost-notes", "a table whose note never came is not caught up by the whole re-read",
+           "updown/server/hub.py",
+           '''        if self.multi:
+            await self._catch_up_unheard(held)''',
+           '''        if self.multi:
+            pass''',
+           (R + "test_steps_whose_note_never_came_are_caught_up_by_the_re_read[sqlite]",)),
     Mutant("refusal-not-judged-again", "a refusal on a process's stale copy is final, not judged again on the stored state",
            "updown/server/live.py",
            '''            judged_again = False''',

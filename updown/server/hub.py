@@ -98,6 +98,11 @@ class Bus:
         """Raise if the bus's service does not answer (nothing to ask for the local bus)."""
         return None
 
+    @property
+    def listening(self) -> bool:
+        """Whether this process hears the others' news now (the local bus: nothing to hear)."""
+        return True
+
     async def flush(self) -> None:
         """Say what could not be said while the bus's service was away (nothing, for the local bus)."""
         return None
@@ -154,6 +159,7 @@ class RedisBus(Bus):
                 raise
             except Exception as err:
                 lost = True
+                self.subscribed.clear()
                 if is_outage(err):
                     hub.health.failed(REDIS, err)
                 else:
@@ -251,6 +257,10 @@ class RedisBus(Bus):
             await asyncio.wait_for(self.redis.ping(), 2)
         except Exception:  # a pooled connection from before a restart of Redis: once more
             await asyncio.wait_for(self.redis.ping(), 2)
+
+    @property
+    def listening(self) -> bool:
+        return self.subscribed.is_set()
 
     async def close(self) -> None:
         if self.task:
@@ -406,7 +416,9 @@ class Hub:
                     self.health.failed(REDIS, err if is_outage(err) else first_line(err) or "no answer")
                 else:
                     self.health.ok(REDIS)
-                if self.health.is_down(REDIS) and not self.health.is_down(DATABASE):
+                # Until the listener has subscribed again (it catches up then), nothing is heard
+                # from the others: their steps are read here instead.
+                if (self.health.is_down(REDIS) or not self.bus.listening) and not self.health.is_down(DATABASE):
                     await self.resync_all()
 
     async def resync_all(self) -> None:
@@ -639,6 +651,22 @@ class Hub:
                 await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE, True)
                 await self._own(table_id)
         self._unsettled = unsettled
+        if self.multi:
+            await self._catch_up_unheard(held)
+
+    async def _catch_up_unheard(self, held: list[str]) -> None:
+        """Several processes: a held table that has fewer steps here than stored is caught up and its
+        clients sent them. Redis delivers a note at most once, to whoever listens at that moment: a
+        note can be lost (published while this process was subscribing again, say), and then the
+        table would wait for ever if the missed step gave the turn to a person here, who never sees
+        it. Each whole re-read (every :data:`WHOLE_REREAD` seconds at least) is the net; a note in
+        flight is only read a little earlier."""
+        counts = await asyncio.to_thread(self.store.step_counts, held)
+        for table_id, n in counts.items():
+            live = self.lives.get(table_id)
+            if live is not None and n > len(live.steps):
+                log.info("table %s: %d stored steps not heard of; caught up", table_id, n - len(live.steps))
+                await self.changed_elsewhere(table_id)
 
     async def _closed_by_admin(self, live: Live) -> None:
         async with live.lock:  # no step of this table is being stored while it stops

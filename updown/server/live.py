@@ -144,6 +144,9 @@ class Live:
         self.conns: set[Any] = set()
         self.turn_since: dict[int, float] = {}
         self.driver: asyncio.Task[None] | None = None
+        self._late: asyncio.Task[None] | None = None
+        """The broadcast of steps a catch-up read from the database (:meth:`_broadcast_soon`)."""
+        self._late_again = False
         self.owned = False
         self.leave_tried: set[int] = set()
         self._spare: tuple[int, State] | None = None
@@ -255,6 +258,8 @@ class Live:
             return False
         rows = await asyncio.to_thread(self.store.steps, self.id, len(self.steps))
         changed = self.absorb(rows)
+        if changed:
+            self._broadcast_soon()
         if self.state.is_terminal() and self.status != "finished":
             row = await asyncio.to_thread(self.store.table, self.id)
             if row is not None:
@@ -262,6 +267,32 @@ class Live:
                 self.result = json.loads(row[0].result) if row[0].result else None
                 self.stir()
         return changed
+
+    def _broadcast_soon(self) -> None:
+        """Steps a catch-up read from the database reach this process's sockets, whichever path
+        read them. Some paths go on to a broadcast of their own (a note, an accepted action), but
+        not all: an action refused after its conflict's catch-up, a driving loop that then finds
+        nothing to do, a record's read. Their sockets would wait for a frame that only the next step
+        brings, and if that step is theirs to play (the turn the missed steps gave them), for ever;
+        a note carrying those steps later finds them applied and broadcasts nothing. So the catch-up
+        itself schedules a broadcast, run once the lock's current holder is done (an accepted
+        action's ack goes first). A broadcast sends each socket only what it has not had, so one
+        that finds nothing new costs almost nothing."""
+        self._late_again = True
+        if self._late is not None and not self._late.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._late = loop.create_task(self._broadcast_late())
+
+    async def _broadcast_late(self) -> None:
+        while self._late_again:
+            self._late_again = False
+            async with self.lock:  # after the catch-up's caller (its own broadcast, if any, comes first)
+                pass
+            await self.broadcast()
 
     # -- what clients see -----------------------------------------------------------------------
     def frame_no(self, key: int) -> int:
