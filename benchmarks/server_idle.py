@@ -68,12 +68,14 @@ class Window:
     open: bool = False
     acks: list[float] = field(default_factory=list)
     frames: list[float] = field(default_factory=list)
+    frames_at: list[float] = field(default_factory=list)
+    """When each of :attr:`frames` came (wall clock): are the slow ones bunched at the server's periods?"""
     others: list[float] = field(default_factory=list)
     actions: int = 0
     finished: int = 0
 
     def reset(self) -> None:
-        self.acks, self.frames, self.others, self.actions = [], [], [], 0
+        self.acks, self.frames, self.frames_at, self.others, self.actions = [], [], [], [], 0
 
 
 class Shared:
@@ -115,6 +117,7 @@ async def active_client(port: int, table: str, shared: Shared, cookie: str, rng:
                     if pending is not None and acked:
                         if window.open:
                             window.frames.append(time.perf_counter() - sent_at)
+                            window.frames_at.append(time.time())
                         pending = None
                     if legal:
                         act_at = time.time() + rng.uniform(0.5 * think, 1.5 * think)
@@ -194,6 +197,23 @@ class Site:
         for c in cookies[1:]:
             await self.join(table, c)
         return table, cookies
+
+
+SLOW = 0.150
+"""Seconds: a frame slower than this is the issue's (the active tables' p99 under 150 ms)."""
+
+
+def bunching(lat: list[float], at: list[float], period: float, bins: int = 10) -> tuple[int, float]:
+    """The frames slower than :data:`SLOW`, and the share of them that came in the busiest tenth
+    (``bins``) of ``period`` (wall clock folded by the period): about 1/bins when they do not follow
+    a periodic task of the server's (the heartbeat's 5 s, the re-read's 2 s), near 1 when they do."""
+    slow = [t for x, t in zip(lat, at) if x > SLOW]
+    if not slow:
+        return 0, 0.0
+    counts = [0] * bins
+    for t in slow:
+        counts[int((t % period) / period * bins) % bins] += 1
+    return len(slow), max(counts) / len(slow)
 
 
 def limits_of(pid: int) -> str:
@@ -291,7 +311,11 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
         window.open = False
         elapsed = time.time() - w0
         cpu = tree_cpu(pid) - c1
-        return {"idle_connections": opened[0], "idle_tables": len(idle_tables), "rss_mb": rss / 2**20,
+        slow, in5 = bunching(window.frames, window.frames_at, 5.0)
+        _, in2 = bunching(window.frames, window.frames_at, 2.0)
+        return {"slow_frames": slow, "slow_in_tenth_5s": in5, "slow_in_tenth_2s": in2,
+                "frames": len(window.frames),
+                "series": [[round(t - w0, 3), round(1000 * x, 1)] for x, t in zip(window.frames, window.frames_at)],"idle_connections": opened[0], "idle_tables": len(idle_tables), "rss_mb": rss / 2**20,
                 "idle_cpu_s": idle_cpu, "pg_idle_cpu_s": other_idle.get("pg"),
                 "actions_s": window.actions / elapsed, "ack_p50": pct(window.acks, 50), "ack_p99": pct(window.acks, 99),
                 "frame_p50": pct(window.frames, 50), "frame_p99": pct(window.frames, 99),
@@ -307,6 +331,10 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
               f"active {r['active_tables']} tables: {r['actions_s']:.1f} actions/s, frame p50 {r['frame_p50']:.0f} "
               f"p99 {r['frame_p99']:.0f} ms, other seats p99 {r['others_p99']:.0f} ms, ack p99 {r['ack_p99']:.0f} ms, "
               f"CPU {100 * r['window_cpu_s']:.0f}%; load {r['load']:.1f}", flush=True)
+        if r["slow_frames"]:
+            print(f"    {r['slow_frames']} of {r['frames']} frames over {1000 * SLOW:.0f} ms; in the busiest tenth of "
+                  f"5 s: {100 * r['slow_in_tenth_5s']:.0f}% of them, of 2 s: {100 * r['slow_in_tenth_2s']:.0f}% "
+                  f"(10% if not periodic)", flush=True)
 
     try:
         print(f"server pid {pid}, open files limit {limits_of(pid)}; {args.active} active tables, "
