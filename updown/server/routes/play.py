@@ -17,7 +17,7 @@ from updown.i18n import normalize
 from updown.server.deps import COOKIE, Services, ServicesDep, TableDep, services
 from updown.server.guards import same_origin
 from updown.server.hub import chat_line
-from updown.server.live import BUSY, SPECTATOR, ActionError, Live, Unseated
+from updown.server.live import BUSY, SPECTATOR, ActionError, Live, Unseated, encode
 from updown.server.models import Account
 from updown.server.metrics import ACK_SECONDS
 from updown.server.outage import DATABASE, is_outage
@@ -88,8 +88,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             first = live.frame(key, since, lang)
             conn.last_n = first["n"]
             live.conns.add(conn)
-            await websocket.send_text(json.dumps(first))
-            conn.last_table = json.dumps({"type": "table", "table": live.public()})
+            await websocket.send_text(encode(first))
+            conn.last_table = encode({"type": "table", "table": live.public()})
             await websocket.send_text(conn.last_table)
         try:
             await hub.chat_history(live, conn)
@@ -172,7 +172,7 @@ async def handle(svc: Services, live: Live, conn: Connection, text: str) -> None
         async with conn.send_lock:
             frame = live.frame(conn.key, since, conn.lang)
             conn.last_n = frame["n"]
-            await conn.websocket.send_text(json.dumps(frame))
+            await conn.websocket.send_text(encode(frame))
     elif kind == "back":
         if conn.key != SPECTATOR and await seated(svc, live, conn, cid):
             await hub.set_away(live, conn.key, False)
@@ -384,7 +384,7 @@ class Connection:
             await self.websocket.send_text(text)
 
     async def send_json(self, data: dict[str, Any]) -> None:
-        await self.send_text(json.dumps(data))
+        await self.send_text(encode(data))
 
     async def error(self, cid: str | None, code: str, message: str, **params: Any) -> None:
         """An error frame: the stable ``code`` (a page says it in its language), the message in
