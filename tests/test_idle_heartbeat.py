@@ -202,8 +202,44 @@ def test_a_late_turn_stores_everyone_and_a_failed_write_is_made_up_at_the_next_t
         store.engine.dispose()
 
 
+def test_the_tables_due_in_a_stretch_of_the_cycle_are_those_whose_point_is_in_it(db: str) -> None:
+    """``Hub._beat_due`` (bisection over the sorted points) against a look at every table, for
+    stretches across the cycle's end too; a table loaded after a turn is in the next turns' stretches
+    and its connected seat is stored within HEARTBEAT."""
+    store = _store(db)
+    hub = Hub(store, bot_delay=0)
+
+    async def body() -> None:
+        ids = [f"v{i:02d}" for i in range(60)]
+        for t in ids[:50]:
+            _table(store, t)
+            await hub.live(t)
+        stretches = [(0.0, 0.25), (1.3, 2.9), (4.75, 0.0), (4.9, 0.3), (4.0, 1.0), (2.5, 2.5)]
+        for a, b in stretches:
+            assert sorted(hub._beat_due(a, b)) == sorted(t for t in ids[:50] if _due(t, a, b)), (a, b)
+        t0 = math.floor(time.time() / HEARTBEAT) * HEARTBEAT + 1000 * HEARTBEAT
+        await hub._heartbeat(t0)
+        for t in ids[50:]:  # loaded after the heartbeat's first turn, each with a connected person
+            _table(store, t)
+            live = await hub.live(t)
+            assert live is not None
+            await hub.connected(live, 1, +1)
+        for a, b in stretches:
+            assert sorted(hub._beat_due(a, b)) == sorted(t for t in ids if _due(t, a, b)), (a, b)
+        writes = _record_writes(hub)
+        for k in range(1, int(HEARTBEAT / CLOCK) + 1):
+            await hub._heartbeat(t0 + 0.1 + k * CLOCK)
+        assert {p for _at, ps in writes for p in ps} == {(t, 1) for t in ids[50:]}
+
+    try:
+        _run(body, hub)
+    finally:
+        store.engine.dispose()
+
+
 def _due(table_id: str, a: float, b: float) -> bool:
-    """Whether the cycle passed the table's point between the times a and b (less than a cycle apart)."""
+    """Whether the cycle passed the table's point going from a to b (less than a cycle apart): a look
+    at the one table, the rule :meth:`Hub._beat_due` finds by bisection."""
     point = beat_phase(table_id)
     x, y = a % HEARTBEAT, b % HEARTBEAT
     return x < point <= y if x <= y else (point > x or point <= y)

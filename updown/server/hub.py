@@ -5,6 +5,7 @@ clocks and grace periods, the ledger and ratings at a game's end, and the bus be
 from __future__ import annotations
 
 import asyncio
+import bisect
 import heapq
 import json
 import logging
@@ -322,8 +323,14 @@ class Hub:
         """How many of them each turn looks at (a round takes :attr:`sweep` seconds)."""
         self.sweep = SWEEP
         """:data:`SWEEP` (``inf``: no net; tests of the wake-ups alone)."""
+        self._sessions: dict[str, float] = {}
+        """The sessions of this process's sockets as last read, each with when it expires
+        (:meth:`_check_sessions`)."""
         self._beat_at = 0.0
         """When the heartbeat last stored its turn's seats (:meth:`_heartbeat`)."""
+        self._beat_order: list[tuple[float, str]] = []
+        """The held tables by their points in the heartbeat's cycle (:meth:`_beat_due`)."""
+        self._beat_points: list[float] = []
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -597,21 +604,42 @@ class Hub:
         lasted one re-read (a change this process makes itself is in memory by then): the table is
         re-read, its clients told, its driver kicked. A disabled account's sockets are closed.
         Alone (no Redis), this process also drives a running table it does not hold (one that admin
-        started by filling its open seats). Ended sessions are looked for at every re-read."""
+        started by filling its open seats). Ended sessions: :meth:`_check_sessions`."""
         held = [t for t, live in self.lives.items()
                 if live.status in ("open", "running") or (live.status == CLOSED and t not in self._stopped)]
         mark = await asyncio.to_thread(self.store.admin_mark)
         now = time.time()
-        if mark != self._mark or self._unsettled or now - self._whole_at >= WHOLE_REREAD or any(
-                self.lives[t].status == CLOSED for t in held):
+        whole = mark != self._mark or self._unsettled or now - self._whole_at >= WHOLE_REREAD or any(
+            self.lives[t].status == CLOSED for t in held)
+        if whole:
             await self._reread_whole(held)
             self._mark, self._whole_at = mark, now  # (the mark read before: a change after it is seen next time)
-        # Sign-outs are announced over Redis; this catches one that was not heard (Redis away).
+        unheard = self.multi and (self.health.is_down(REDIS) or not self.bus.listening)
+        await self._check_sessions(now, whole or unheard)
+
+    async def _check_sessions(self, now: float, every: bool) -> None:
+        """Close the sockets of sessions that ended (signed out, ended by admin, expired).
+
+        A sign-out closes its sockets here at once and is announced over Redis to the others, and
+        ``updown admin`` records the sessions it ends (the admin mark moves): so the sessions of
+        every socket are read only at a whole re-read (an admin action, or every
+        :data:`WHOLE_REREAD` seconds: a net for a note that was lost) and while Redis is not heard
+        (``every``). Otherwise only the sessions not read before (new sockets) and those whose
+        stored expiry came are read, so an expired session's sockets close within :data:`REREAD`
+        seconds of its expiry. (An action is refused whatever this knows: its transaction checks
+        the session.)"""
         sessions = {conn.session for live in self.lives.values() for conn in live.conns if conn.session}
-        if sessions:
-            signed_in = await asyncio.to_thread(self.store.live_sessions, sorted(sessions))
-            for ended in sessions - signed_in:
+        known = self._sessions
+        ask = sessions if every else {s for s in sessions if known.get(s, 0.0) <= now}
+        if ask:
+            until = await asyncio.to_thread(self.store.session_expiry, sorted(ask))
+            for ended in ask - until.keys():
+                known.pop(ended, None)
                 self.close_session(ended)
+            known.update(until)
+        if len(known) > len(sessions):
+            for gone in known.keys() - sessions:
+                del known[gone]
 
     async def _reread_whole(self, held: list[str]) -> None:
         """Every held table's stored status and seats, and the accounts of every socket (:meth:`_reread`)."""
@@ -713,16 +741,31 @@ class Hub:
         for a large fraction of a second). A failed write leaves the cycle where it was: the
         next turn stores those tables too."""
         last = self._beat_at
-        whole = now - last >= HEARTBEAT
-        a, b = last % HEARTBEAT, now % HEARTBEAT
-        here = [(live, i) for live in list(self.lives.values())
-                if live.status in ("open", "running") and (whole or _passed(beat_phase(live.id), a, b))
+        if now - last >= HEARTBEAT:
+            tables = list(self.lives.values())
+        else:
+            tables = [live for t in self._beat_due(last % HEARTBEAT, now % HEARTBEAT)
+                      if (live := self.lives.get(t)) is not None]
+        here = [(live, i) for live in tables if live.status in ("open", "running")
                 for i, info in enumerate(live.seats) if info.kind == "person" and info.connections > 0]
         if here:
             await asyncio.to_thread(self.store.seen_many, [(live.id, i) for live, i in here], now)
             for live, i in here:
                 live.seats[i].seen_at = max(live.seats[i].seen_at or 0.0, now)
         self._beat_at = now
+
+    def _beat_due(self, a: float, b: float) -> list[str]:
+        """The tables whose point in the heartbeat's cycle is in (a, b], wrapping at :data:`HEARTBEAT`:
+        found by bisection in the held tables sorted by their points (sorted again when a table was
+        loaded), so that a turn costs what its own tables cost, not a look at every table."""
+        if len(self._beat_order) != len(self.lives):
+            self._beat_order = sorted((beat_phase(t), t) for t in self.lives)
+            self._beat_points = [p for p, _t in self._beat_order]
+        order = self._beat_order
+        lo, hi = bisect.bisect_right(self._beat_points, a), bisect.bisect_right(self._beat_points, b)
+        if a <= b:
+            return [t for _p, t in order[lo:hi]]
+        return [t for _p, t in order[lo:]] + [t for _p, t in order[:hi]]
 
     async def _abort_if_deserted(self, live: Live) -> bool:
         """A table whose people all left before any of them made a move ends without a result
@@ -1213,12 +1256,6 @@ def beat_phase(table_id: str) -> float:
     """The table's point in the heartbeat's cycle, 0 to :data:`HEARTBEAT` seconds (the same in
     every process and run: a CRC of its id)."""
     return zlib.crc32(table_id.encode()) / 2**32 * HEARTBEAT
-
-
-def _passed(point: float, a: float, b: float) -> bool:
-    """Whether the cycle, going from ``a`` to ``b`` (wrapping at :data:`HEARTBEAT`), passed ``point``:
-    in (a, b]."""
-    return a < point <= b if a <= b else (point > a or point <= b)
 
 
 def lobby_signature(live: Live) -> tuple[Any, ...]:

@@ -254,13 +254,15 @@ class Store:
             acc = s.get(Account, row.account_id)
             return None if acc is None or acc.disabled else acc  # disabled by ``updown admin``
 
-    def live_sessions(self, hashes: Sequence[str]) -> set[str]:
-        """Which of these session token hashes are still signed in (not ended, not expired)."""
+    def session_expiry(self, hashes: Sequence[str]) -> dict[str, float]:
+        """Of these session token hashes, those still signed in (not ended, not expired), each with
+        when it expires."""
         if not hashes:
-            return set()
+            return {}
         with DbSession(self.engine) as s:
-            return set(s.scalars(select(Session.token_hash).where(Session.token_hash.in_(list(hashes)),
-                                                                  Session.expires_at >= time.time())).all())
+            rows = s.execute(select(Session.token_hash, Session.expires_at)
+                             .where(Session.token_hash.in_(list(hashes)), Session.expires_at >= time.time())).all()
+            return {str(h): float(at) for h, at in rows}
 
     def end_session(self, token: str) -> None:
         with DbSession(self.engine) as s, s.begin():
