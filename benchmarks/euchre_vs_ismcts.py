@@ -359,6 +359,15 @@ class Report:
     def median_max(times: list[float]) -> tuple[float, float]:
         return (statistics.median(times), max(times)) if times else (float("nan"), float("nan"))
 
+    @staticmethod
+    def spread(times: list[float]) -> str:
+        """A decision-time distribution in ms: p50, p90, p99, max and the mean."""
+        if len(times) < 2:
+            return "-"
+        q = statistics.quantiles(times, n=100, method="inclusive")
+        return (f"p50 {1000 * q[49]:.1f} p90 {1000 * q[89]:.1f} p99 {1000 * q[98]:.1f} max {1000 * max(times):.1f} "
+                f"mean {1000 * statistics.fmean(times):.1f} ms")
+
     def interval(self) -> tuple[float, float]:
         """The 95% interval of the mean per-deal difference (Student's t; nan before 2 deals)."""
         iv = interval(self.per_deal)
@@ -381,13 +390,23 @@ class Report:
                 f"max {1000 * tx:.1f} ms ({len(self.theirs)}), ratio {om / tm:.2f}")
 
 
+_SET_UP: dict[str, type] = {}
+"""Bots with explicit settings, by name: one class a name for the whole run, so that what a level
+learns per class (the Euchre levels' stretch and batch cost model) is learned once, as for a
+registered level, not afresh for every bot."""
+
+
 def _our_bot(name: str, game: Any, seat: int, rng: random.Random) -> Any:
     if ":" in name:  # bots with explicit settings (search:, pimc:, LEVEL:key=value), as in bots_strength.py
+        if name in _SET_UP:
+            return _SET_UP[name](game, seat, rng)
         spec = importlib.util.spec_from_file_location("bots_strength", Path(__file__).with_name("bots_strength.py"))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        return module._bot(name, game, seat, rng)
+        bot = module._bot(name, game, seat, rng)
+        _SET_UP[name] = type(bot)
+        return bot
     return make_bot(name, game, seat, rng)
 
 
@@ -489,6 +508,11 @@ def main(argv: list[str]) -> None:
     tm, tx = report.median_max(report.theirs)
     load_end = os.getloadavg()
     print(report.line())
+    print(f"  decision times: {bot} {report.spread(report.ours)}; ISMCTS {report.spread(report.theirs)}")
+    if len(report.worlds) > 1:
+        wq = statistics.quantiles(report.worlds, n=10, method="inclusive")
+        print(f"  {bot}'s worlds per decision: p10 {wq[0]:.0f} p50 {wq[4]:.0f} p90 {wq[8]:.0f}, "
+              f"mean {statistics.fmean(report.worlds):.0f}")
     print("  alone/discard window: " + ", ".join(f"{k} {v}" for k, v in sorted(report.cases.items())))
     print(f"  {bot} minus ISMCTS: {m:+.3f} ± {se:.3f} points per deal, 95% [{low:+.3f}, {high:+.3f}] "
           f"(duplicate, {report.deals} deals); decision time median/max {bot} {1000 * om:.1f}/{1000 * ox:.1f} ms, "

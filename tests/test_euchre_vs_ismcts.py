@@ -80,3 +80,29 @@ def test_a_wrong_mapping_is_caught() -> None:
     harness.ALONE_OF = {k: k for k in harness.ALONE_OF}
     with pytest.raises(AssertionError):
         harness.run("random", 300, sims=10)
+
+
+def test_a_level_with_settings_is_one_class_for_the_whole_run() -> None:
+    """``LEVEL:key=value`` bots of one name share a class (what the Euchre levels learn per class,
+    their stretch and batch cost model, is learned once per run, as for a registered level), with
+    the settings applied; another name gets its own class."""
+    import random
+
+    from updown.bots.euchre_greedy import EuchreNormal
+    from updown.core.registry import get_game
+
+    harness = load_benchmark("euchre_vs_ismcts")
+    game = get_game("euchre")
+    a = harness._our_bot("normal:worlds=30", game, 0, random.Random(1))
+    b = harness._our_bot("normal:worlds=30", game, 1, random.Random(2))
+    c = harness._our_bot("normal:worlds=40", game, 0, random.Random(3))
+    assert type(a) is type(b) and type(a) is not type(c)
+    assert isinstance(a, EuchreNormal) and a.worlds == 30 and b.seat == 1 and c.worlds == 40
+
+
+def test_the_report_gives_the_decision_time_distribution() -> None:
+    harness = load_benchmark("euchre_vs_ismcts")
+    times = [k / 1000 for k in range(1, 101)]  # 1 to 100 ms
+    line = harness.Report.spread(times)
+    assert line.startswith("p50 50.5 p90 90.1 p99 99.0 max 100.0 mean 50.5 ms"), line
+    assert harness.Report.spread([0.01]) == "-"
