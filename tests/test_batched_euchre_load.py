@@ -344,3 +344,85 @@ def test_the_pace_model_learns_a_batchs_cost_and_sizes_the_first_batch(monkeypat
     seen.clear()
     bot.act(view, legal)
     assert seen[0] == 25
+
+
+def test_clear_best_needs_every_other_action_beaten_world_by_world() -> None:
+    from updown.bots.euchre_greedy import clear_best
+
+    rng = np.random.default_rng(4)
+    noise = rng.normal(size=(60, 3))
+    clear = noise.copy()
+    clear[:, 1] += 2.0  # column 1 ahead of both others by far more than the noise
+    assert clear_best(clear, 2.5)
+    close = noise.copy()
+    close[:, 1] += 0.05  # ahead by the mean, not by 2.5 standard errors
+    assert not clear_best(close, 2.5)
+    # an action equal to the best one in every world does not keep the decision open ...
+    twin = np.column_stack([clear[:, 1], clear[:, 1], clear[:, 0]])
+    assert clear_best(twin, 2.5)
+    # ... but one that differs in a few worlds and is as good on average does
+    near = twin.copy()
+    near[:3, 1] += np.array([1.0, -1.0, 0.5])
+    assert not clear_best(near, 2.5)
+    assert not clear_best(clear[:1], 2.5)  # one world: no error to judge by
+
+
+def test_settle_ends_a_clear_decision_after_its_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``settle`` a decision whose best action is clear ends after its first batch, a close one
+    plays on until its time; without it both play on; a settled decision counts for the stretch."""
+    import updown.bots.euchre_greedy as level
+    import updown.bots.pimc as pimc
+
+    clock = [0.0]
+
+    class FakeTime:
+        @staticmethod
+        def perf_counter() -> float:
+            return clock[0]
+
+    gap = [2.0]
+    batches: list[int] = []
+
+    def margins(drawn: Any, seat: int, legal: Any, tricks: int, *, rng: Any, view: Any = None) -> Any:
+        clock[0] += 0.004  # each batch takes 4 ms
+        batches.append(len(drawn))
+        m = rng.normal(size=(len(drawn), len(legal)))
+        m[:, -1] += gap[0]
+        return m
+
+    monkeypatch.setattr(level, "time", FakeTime)
+    monkeypatch.setattr(pimc, "time", FakeTime)
+    monkeypatch.setattr(level, "endgame_margins", margins)
+    monkeypatch.setattr(level, "_STRETCH", {})
+    monkeypatch.setattr(level, "_PACE", {})
+    st = next(s for s in _positions({}, 1, seed=8)
+              if not s.is_terminal() and len(s.legal_actions(s.actors()[0])) > 1)
+    seat = st.actors()[0]
+    view, legal = st.view(seat), st.legal_actions(seat)
+
+    class Settling(level.EuchreNormal):
+        settle = 2.5
+        chunk = 40
+        worlds = 400
+
+    bot = Settling(GAME, seat, random.Random(1))
+    bot.milliseconds = 40.0
+    assert bot.act(view, legal) == legal[-1]
+    assert batches == [40] and bot.used == 40 and bot.settled and bot.worlds == 400
+    assert level._STRETCH[Settling] == pytest.approx(1.03)  # 4 ms < 0.95 x 40 ms: early
+    gap[0], batches[:] = 0.0, []
+    bot.act(view, legal)
+    assert len(batches) > 1 and not bot.settled and bot.used > 40
+    gap[0], batches[:] = 2.0, []
+    bot.settle = None
+    bot.act(view, legal)
+    assert len(batches) > 1 and not bot.settled
+    # a decision its worlds ended counts for the stretch with settle (every decision does), not without
+    bot.worlds = 40
+    before = level._STRETCH[Settling]
+    bot.act(view, legal)
+    assert bot.used == 40 and level._STRETCH[Settling] == before
+    bot.settle = 2.5
+    gap[0] = 0.0
+    bot.act(view, legal)
+    assert bot.used == 40 and not bot.settled and level._STRETCH[Settling] == pytest.approx(before * 1.03)

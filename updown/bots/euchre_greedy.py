@@ -339,6 +339,21 @@ def playout_steps(view: View) -> int:
     return max(plays + {"bid1": 6, "bid2": 3, "discard": 1, "defend": 1}.get(phase, 0), 1)
 
 
+def clear_best(margins: Any, z: float) -> bool:
+    """Whether the best action by its mean margin (a column of ``margins``, worlds by actions) beats
+    every other by more than ``z`` standard errors of their difference world by world; an action
+    whose margins equal the best one's in every world counts as beaten (the choice between them
+    does not matter in these worlds)."""
+    m = np.asarray(margins, dtype=np.float64)
+    if m.ndim != 2 or len(m) < 2:
+        return False
+    best = int(np.argmax(m.mean(axis=0)))
+    d = m[:, [best]] - m
+    gap = d.mean(axis=0)
+    error = d.std(axis=0, ddof=1) / np.sqrt(len(m))
+    return bool(np.all((error == 0) | (gap > z * error)))
+
+
 _PACE: dict[type, PaceModel] = {}
 """Per level class, its :class:`PaceModel` (the batches of every bot of the level in this process)."""
 
@@ -380,9 +395,12 @@ class EuchreNormal(PimcBot):
     level therefore plans with the budget stretched by a factor learned from its decisions' measured
     times: after each that the time ended (not :attr:`worlds`), down by 3% if it took more than
     ``pace`` of the budget, else up by 3% (so half such decisions end below ``pace`` of the budget,
-    half above), within 0.7 to 1.5 and never past :attr:`ceiling`. None: the budget as given."""
+    half above), within 0.7 and :attr:`stretch_max` and never past :attr:`ceiling`. None: the budget
+    as given."""
     ceiling: float = 100.0
     """Milliseconds a decision may plan for, whatever the stretch (the level's promise)."""
+    stretch_max: float = 1.5
+    """The largest stretch (with :attr:`settle` the close decisions may plan for more)."""
     first: float | None = 0.9
     """Under a time budget: the share of the (stretched) budget the first batch of worlds is sized
     to take, by the :class:`PaceModel` learned from the level's batches so far, so that most
@@ -390,6 +408,26 @@ class EuchreNormal(PimcBot):
     time: a decision in two batches gets about a third fewer worlds than in one). Until the model
     has seen enough batches, and with None, the first batch is :attr:`chunk` worlds, which measures
     the pace for the next."""
+
+    settle: float | None = None
+    """Under a time budget, an option (off: it did not help, docs/bots.md, eighth pass of issue 33):
+    the decision ends after a batch once the best action so far beats every other by more than this
+    many standard errors of the difference, counted world by world over the decision's worlds so
+    far (an action whose margins equal the best one's in every world counts as beaten), with at
+    least :attr:`settle_worlds` worlds. The first batch is then sized to take :attr:`probe` of the
+    budget as given (not stretched), so a clear decision ends after it, and the stretch counts every
+    decision, not only those the time ended, so the time the clear ones leave goes to the close ones
+    while the median decision still takes ``pace`` of the budget (raise :attr:`stretch_max` and
+    :attr:`worlds` with it)."""
+    settle_worlds: int = 30
+    probe: float = 0.4
+    """With :attr:`settle`: the share of the budget as given (not stretched) the first batch is sized
+    to take."""
+
+    _margins: list[Any] | None = None
+    """The decision's per-world margins so far, batch by batch (with :attr:`settle`)."""
+    settled: bool = False
+    """Whether the last decision was ended by :attr:`settle`."""
 
     def estimates(self, view: View, legal: Sequence[int], against: int | None = None,
                   ) -> tuple[list[float], list[float]]:
@@ -404,21 +442,31 @@ class EuchreNormal(PimcBot):
         plan = min(budget * stretch, self.ceiling)
         self.milliseconds = plan
         chunk = self.chunk
+        worlds = self.worlds
         model = _PACE.get(type(self))
-        if self.first is not None and model is not None and model.coefficients() is not None:
-            fits = model.worlds_for(self.first * plan / 1000, playout_steps(view), len(legal))
+        # With settle, the first batch is a share of the budget as given (not stretched): the clear
+        # decisions end there, the others go on to the stretched plan.
+        first = None if self.first is None else self.first * plan if self.settle is None else self.probe * budget
+        if first is not None and model is not None and model.coefficients() is not None:
+            fits = model.worlds_for(first / 1000, playout_steps(view), len(legal))
             if fits is not None:
                 self.chunk = min(max(fits, self.min_worlds), self.worlds)
+        self._margins = [] if self.settle is not None else None
+        self.settled = False
         began = time.perf_counter()
         try:
             return super().estimates(view, legal, against)
         finally:
             self._view = None
+            self._margins = None
             self.milliseconds = budget
             self.chunk = chunk
-            if self.used < self.worlds:  # the time ended it, not the worlds: a measure of the pace
+            self.worlds = worlds
+            # With settle, every decision is a measure of the pace (the clear ones end early on
+            # purpose); without, only those the time ended, not the worlds.
+            if self.settle is not None or self.used < self.worlds:
                 late = 1000 * (time.perf_counter() - began) > self.pace * budget
-                _STRETCH[type(self)] = min(max(stretch * (0.97 if late else 1.03), 0.7), 1.5)
+                _STRETCH[type(self)] = min(max(stretch * (0.97 if late else 1.03), 0.7), self.stretch_max)
 
     def batch_values(self, sampler: WorldSampler, n: int, legal: Sequence[int]) -> tuple[Any, Any]:
         if self.policy != "greedy" or self.rechoose:
@@ -426,10 +474,17 @@ class EuchreNormal(PimcBot):
         began = time.perf_counter()
         drawn = [sampler.draw(self.rng) for _ in range(n)]
         # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
-        values = summarise(endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view))
+        margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view)
+        values = summarise(margins)
         if self.first is not None and self._view is not None and self.milliseconds is not None:
             _PACE.setdefault(type(self), PaceModel()).add(playout_steps(self._view), n * len(legal), n,
                                                           time.perf_counter() - began)
+        if self._margins is not None and self.settle is not None:
+            self._margins.append(margins)
+            so_far = np.concatenate(self._margins) if len(self._margins) > 1 else margins
+            if len(so_far) >= self.settle_worlds and clear_best(so_far, self.settle):
+                self.settled = True
+                self.worlds = self.used + n  # the batch loop ends after this batch
         return values
 
     def sampler(self, view: View) -> WorldSampler:
