@@ -209,15 +209,18 @@ def test_a_table_behind_the_database_is_judged_against_the_stored_steps(site: Si
         # Ann's turn, in the database and (once the note of the steps before comes) in this process.
         site.play_elsewhere(_ann_to_act)
         site.note()
-        frame = _until(ws, lambda m: m["type"] in ("snapshot", "frame") and bool(m["legal"]))
+        turn, _n = site.stored()
+        # (Her page's frame of that turn, not an earlier one that showed her an earlier turn.)
+        frame = _until(ws, lambda m: _shows(turn, 0)(m) and bool(m["legal"]))
         # The note woke the driver, which reads the steps first: stopped before the other process
         # plays on, or it could read some of them and spare the action its own catch-up.
         _quiet(site)
         # Ann plays a card in another tab, on the other process, and play goes on there past her turn.
         mine = frame["legal"][0]["id"]
-        site.play_elsewhere(lambda s: not s.is_chance() and 0 not in s.actors(), first=mine)
+        played = site.play_elsewhere(lambda s: not s.is_chance() and 0 not in s.actors(), first=mine)
         before, n = site.stored()
-        assert site.in_memory() < n
+        assert site.in_memory() < n, f"not behind: {played} steps stored elsewhere, {n} in all, " \
+                                     f"{site.in_memory()} here"
         # This tab, behind, still shows her turn and plays another card: refused as the stored state says.
         other = frame["legal"][-1]["id"]
         ws.send_json({"type": "act", "id": "stale", "action": other})
