@@ -177,10 +177,16 @@ def test_an_action_after_the_session_or_seat_went_elsewhere_is_never_stored(db: 
         execute(db, "UPDATE accounts SET disabled = :yes WHERE id = :a", yes=True, a=ben_account)
         execute(db, "UPDATE seats SET kind = 'bot', bot = 'random', account_id = NULL "
                     "WHERE table_id = :t AND seat = 0", t=tables["cid"])
+        closed = set()
         for name, client in clients.items():
-            client.send({"type": "act", "id": f"late-{name}", "action": client.legal[0]["id"]})
+            try:
+                client.send({"type": "act", "id": f"late-{name}", "action": client.legal[0]["id"]})
+            except ConnectionClosed as err:  # the server's re-read came first (under load): closed, unseated
+                assert err.rcvd is not None and err.rcvd.code == 4001, err
+                closed.add(name)
         for name, client in clients.items():
-            assert _refused(client, f"late-{name}"), name
+            if name not in closed:
+                assert _refused(client, f"late-{name}"), name
         assert db_rows(db, "SELECT client_id FROM steps WHERE client_id LIKE 'late-%'") == []
     finally:
         server.stop()
