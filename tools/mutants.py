@@ -208,6 +208,23 @@ MUTANTS = [
            '''        await retried(lambda: self.catch_up(force=True), self.health, DATABASE)''',
            '''        return None''',
            (R + "test_a_table_behind_the_database_is_judged_against_the_stored_steps[sqlite]",)),
+    Mutant("kick-always-starts-loop", "a step that leaves a person to act still starts a driving-loop task",
+           "updown/server/live.py",
+           '''        if not read_first and not self.due():
+            return
+''',
+           '''''',
+           ("tests/test_step_send.py::test_a_step_starts_the_driving_loop_only_when_chance_or_a_bot_is_next",)),
+    Mutant("kick-never-after-step", "a step that leaves chance or a bot next starts no driving loop",
+           "updown/server/live.py",
+           '''        if not read_first and not self.due():''',
+           '''        if not read_first:''',
+           ("tests/test_step_send.py::test_a_step_starts_the_driving_loop_only_when_chance_or_a_bot_is_next",)),
+    Mutant("encode-compact", "messages are encoded with other text than json.dumps gives",
+           "updown/server/live.py",
+           '''json.JSONEncoder(check_circular=False).encode''',
+           '''json.JSONEncoder(check_circular=False, separators=(",", ":")).encode''',
+           ("tests/test_step_send.py::test_every_message_of_a_broadcast_is_the_text_json_dumps_gives",)),
     Mutant("catch-up-sends-nothing", "steps a catch-up read reach the sockets only with the next step's broadcast",
            "updown/server/live.py",
            '''        if changed:
