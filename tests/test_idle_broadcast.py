@@ -71,8 +71,9 @@ def _live() -> Live:
     return live
 
 
-async def _play(live: Live, steps: int) -> None:
-    """``steps`` actions (and the chance steps between them), a broadcast after each."""
+async def _play(live: Live, steps: int) -> int:
+    """``steps`` actions (and the chance steps between them), a broadcast after each, or fewer if
+    the game ends first; returns how many."""
     rng = random.Random(3)
     done = 0
     while done < steps and not live.state.is_terminal():
@@ -83,6 +84,7 @@ async def _play(live: Live, steps: int) -> None:
             await live.submit(seat, rng.choice(live.state.legal_actions(seat)), f"c{done}", "player")
             done += 1
         await asyncio.wait_for(live.broadcast(), 60)
+    return done
 
 
 def test_a_socket_that_reads_nothing_is_closed_and_the_others_get_every_frame(monkeypatch: pytest.MonkeyPatch) -> None:

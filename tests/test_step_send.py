@@ -20,6 +20,8 @@ import pytest
 from updown.server.live import SPECTATOR, Live, encode
 from updown.server.models import Seat, Table
 
+from test_idle_broadcast import _play
+
 GAMES = ["updown", "updown-sueca", "up-or-down", "euchre"]
 
 
@@ -67,20 +69,9 @@ def test_every_message_of_a_broadcast_is_the_text_json_dumps_gives(game_id: str)
     sent: list[str] = []
     live = _live(game_id)
     live.conns.update([*(_Conn(i, sent) for i in range(4)), _Conn(SPECTATOR, sent, "de")])
-    rng = random.Random(7)
-
     async def play() -> int:
         await live.broadcast()
-        n = 0
-        while not live.state.is_terminal() and n < 400:
-            if live.state.is_chance():
-                await live.chance_steps()
-            else:
-                seat = live.state.actors()[0]
-                await live.submit(seat, rng.choice(live.state.legal_actions(seat)), f"c{n}", "player")
-                n += 1
-            await live.broadcast()
-        return n
+        return await _play(live, 400)
 
     actions = asyncio.run(play())
     assert actions > 20
