@@ -266,21 +266,28 @@ def test_walking_away_from_a_rated_sueca_match_is_charged_at_once_and_loses(serv
 
 @pytest.mark.parametrize("game", ["updown", "up-or-down"])
 def test_walking_away_from_a_rated_game_is_a_loss_whatever_the_stand_in_does(server: Server, game: str) -> None:
+    """Alice leaves; her stand-in plays on. Her rating falls as for last place, whatever the stand-in
+    scored. A deal where the stand-in came last anyway cannot tell that rule from rating the
+    stand-in's own place (each table's seed is secret and random), so the game is played again, up
+    to five times, until the stand-in did better than last."""
     alice, bob = User(server, "alice"), User(server, "bob")
-    table = make_table(alice, game, ["me", "open", "bot:random", "bot:random"], rated=True, grace=3)
-    bob.post(f"/api/tables/{table['id']}/join")
-    ca, cb = alice.socket(table["id"]), bob.socket(table["id"])
-    ca.until(lambda m: m["type"] in ("snapshot", "frame"), 30)
-    ca.close()
-    cb.until(lambda m: m["type"] == "table" and m["table"]["seats"][0]["left"], 20)
-    play_out([cb], random.Random(3), timeout=180)
-    result = bob.get(f"/api/tables/{table['id']}").json()["result"]
-    ours = result["server"]["ratings"]
-    assert ours[0]["after"] < ours[0]["before"]  # last place, whatever the stand-in scored
+    for attempt in range(5):
+        table = make_table(alice, game, ["me", "open", "bot:random", "bot:random"], rated=True, grace=3)
+        bob.post(f"/api/tables/{table['id']}/join")
+        ca, cb = alice.socket(table["id"]), bob.socket(table["id"])
+        ca.until(lambda m: m["type"] in ("snapshot", "frame"), 30)
+        ca.close()
+        cb.until(lambda m: m["type"] == "table" and m["table"]["seats"][0]["left"], 20)
+        play_out([cb], random.Random(3 + attempt), timeout=180)
+        result = bob.get(f"/api/tables/{table['id']}").json()["result"]
+        ours = result["server"]["ratings"]
+        assert ours[0]["after"] < ours[0]["before"]  # last place, whatever the stand-in scored
+        # Each seat is shown its own change: the two random bots' seats differ.
+        assert ours[2] != ours[3] or result["placings"][2] == result["placings"][3]
+        if result["placings"][0] < max(result["placings"]):
+            break  # the stand-in did better than last: this deal told the rules apart
     board = {r["name"]: r for r in bob.get(f"/api/leaderboard/{game}").json()}
     assert board["alice"]["mu"] < 25.0
-    # Each seat is shown its own change: the two random bots' seats differ.
-    assert ours[2] != ours[3] or result["placings"][2] == result["placings"][3]
 
 
 # -- 5. one seat per account per table -------------------------------------------------------------
