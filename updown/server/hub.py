@@ -764,6 +764,7 @@ class Hub:
         """The tables whose point in the heartbeat's cycle is in (a, b], wrapping at :data:`HEARTBEAT`:
         found by bisection in the held tables sorted by their points (sorted again when a table was
         loaded), so that a turn costs what its own tables cost, not a look at every table."""
+        # (A count suffices: a table, once loaded, stays in ``lives`` for the process's life.)
         if len(self._beat_order) != len(self.lives):
             self._beat_order = sorted((beat_phase(t), t) for t in self.lives)
             self._beat_points = [p for p, _t in self._beat_order]
