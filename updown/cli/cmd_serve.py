@@ -121,7 +121,8 @@ def serve(
     server = uvicorn.Server(uvicorn.Config(
         application, log_config=None, log_level=settings.log_level, access_log=settings.access_log,
         ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, proxy_headers=proxies is not None,
-        forwarded_allow_ips=proxies if proxies is not None else "", server_header=False))
+        forwarded_allow_ips=proxies if proxies is not None else "", server_header=False,
+        ws_ping_interval=settings.ws_ping_interval or None))
     server.run(sockets=[sock])
 
 

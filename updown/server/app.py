@@ -18,6 +18,7 @@ from updown.core.errors import UpdownError
 from updown.server.botpool import BotPool, default_workers
 from updown.server.db import make_engine, upgrade
 from updown.server.deps import Services
+from updown.server.gcpolicy import GcPolicy
 from updown.server.guards import BodyLimit, GuardedApp, SameOrigin, validation_error
 from updown.server.hub import Bus, Hub, RedisBus
 from updown.server.limits import Limiter
@@ -54,12 +55,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hub = PooledHub(store, pool, bus=bus, bot_delay=settings.bot_delay, multi=settings.redis is not None)
     limiter = Limiter(settings.limits, settings.redis, namespace=settings.db)
     svc = Services(settings, store, hub, limiter, PasswordHasher())  # argon2id, the library's parameters
+    collector = GcPolicy(freeze=settings.gc.freeze, unfreeze_every=settings.gc.unfreeze_every,
+                         log_over=settings.gc.log_over)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(upgrade, engine)
         await hub.start()
+        collector.start()  # after start-up: what it made is frozen (gcpolicy.py)
         yield
+        await collector.stop()
         await hub.stop()
         await pool.close()
         engine.dispose()
@@ -70,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.services = svc
     app.state.hub, app.state.store, app.state.limiter = hub, store, limiter
     app.state.bot_pool = pool
+    app.state.gc_policy = collector
     app.add_middleware(BodyLimit, limit=settings.limits.max_body, uploads={"/web/replay": settings.limits.max_upload})
     app.add_middleware(SameOrigin, allowed=settings.allowed_origins)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -23,6 +23,10 @@ CONNECTIONS = Gauge("updown_connections", "Open table WebSockets of this process
 TABLES = Gauge("updown_tables", "Tables this process holds in memory, by status", ["status"])
 SERVICE_UP = Gauge("updown_service_up", "1 while this process reaches the service (database, redis), 0 while not",
                    ["service"])
+GC_SECONDS = Histogram("updown_gc_seconds", "The garbage collector's pauses (the whole process waits), by generation "
+                       "(2: a full collection; gcpolicy.py)", ["generation"],
+                       buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+GC_FROZEN = Gauge("updown_gc_frozen_objects", "Objects the garbage collector's full collections skip (frozen: gcpolicy.py)")
 OUTAGES = Gauge("updown_service_outages", "Times this process lost the service since it started", ["service"])
 
 

@@ -13,13 +13,31 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import (BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict,
                                TomlConfigSettingsSource)
 
 from updown.server.limits import Limits
 
 _CONFIG: ContextVar[Path | None] = ContextVar("updown_config", default=None)
+
+
+class GcSettings(BaseModel):
+    """The garbage collector's policy in the server process (``updown.server.gcpolicy``); in the
+    environment ``UPDOWN_GC__FREEZE=false``, in the TOML file a ``[gc]`` table."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    freeze: bool = True
+    """Freeze the heap after start-up and after each full collection, so that full collections skip
+    the long-lived objects of idle players (a pause of 0.7 s at 5,000 idle otherwise). Off: Python's
+    own collector, untouched (collections are still timed)."""
+    unfreeze_every: float = Field(default=1800.0, ge=10, le=86400)
+    """Seconds between renewals: the heap unfrozen, collected in full (one pause of the old length)
+    and frozen again, freeing the cycles that became garbage among the frozen objects."""
+    log_over: float = Field(default=0.1, ge=0, le=60)
+    """Log every collection longer than this many seconds (all are in the ``updown_gc_seconds``
+    histogram)."""
 
 
 class Settings(BaseSettings):
@@ -63,6 +81,13 @@ class Settings(BaseSettings):
     smaller on the wire, for about a sixth more CPU an action and twice the memory an idle socket
     (measured, docs/server.md, Capacity). Off where bandwidth is cheap and CPU or memory is not: a
     client that offers it then gets plain messages."""
+    ws_ping_interval: float = Field(default=20.0, ge=0, le=3600)
+    """Seconds between the server's WebSocket keepalive pings on each socket (0: none). A client
+    that answers none within 20 s more is closed, so a vanished client (no close, no FIN) is taken
+    for disconnected within this plus 20 s; proxies that close idle sockets (60 s on some load
+    balancers) need it below their timeout."""
+    gc: GcSettings = Field(default_factory=GcSettings)
+    """The garbage collector's policy: ``freeze``, ``unfreeze_every``, ``log_over`` (``gcpolicy.py``)."""
     limits: Limits = Field(default_factory=Limits)
     """What one client may spend (``updown.server.limits``): rates, hash slots, body sizes."""
 

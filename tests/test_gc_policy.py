@@ -1,0 +1,221 @@
+"""The garbage collector's policy (``updown/server/gcpolicy.py``, issue 35): freeze after start-up
+and after every full collection, renew (unfreeze, collect, freeze) on its schedule, every
+collection timed into the metric, and the setting that turns the freezing off. Event-ordered: the
+collector's callback is called as the collector would, the schedule's sleep is the test's."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from prometheus_client import REGISTRY
+from starlette.testclient import TestClient
+
+from updown.server.app import create_app
+from updown.server.gcpolicy import GcPolicy
+from updown.server.settings import Settings, SettingsError
+
+
+class FakeGc:
+    """What the policy uses of ``gc``, recording each call in order."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[Callable[[str, dict[str, Any]], None]] = []
+        self.calls: list[str] = []
+        self.frozen = 0
+
+    def collect(self, generation: int = 2) -> int:
+        self.calls.append("collect")
+        return 0
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+        self.frozen = 1000
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+        self.frozen = 0
+
+    def get_freeze_count(self) -> int:
+        return self.frozen
+
+    def collection(self, generation: int) -> None:
+        """A collection of ``generation``, as the collector reports it to its callbacks."""
+        for callback in list(self.callbacks):
+            callback("start", {"generation": generation})
+        for callback in list(self.callbacks):
+            callback("stop", {"generation": generation, "collected": 3, "uncollectable": 0})
+
+
+class Sleeps:
+    """The renewal schedule's sleep: each call waits until the test lets it end."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+        self.go = asyncio.Event()
+
+    async def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        await self.go.wait()
+        self.go.clear()
+
+
+def timed(generation: int) -> float:
+    return REGISTRY.get_sample_value("updown_gc_seconds_count", {"generation": str(generation)}) or 0.0
+
+
+def tracked() -> set[int]:
+    """The ids of the objects in the collected generations (a frozen one is in none of them)."""
+    return {id(o) for o in gc.get_objects()}
+
+
+async def turn() -> None:
+    """Let the event loop run what was handed to it (the freeze after a full collection)."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def test_freezes_after_start_up_and_after_each_full_collection_only() -> None:
+    async def main() -> None:
+        fake = FakeGc()
+        policy = GcPolicy(freeze=True, unfreeze_every=600, collector=fake, sleep=Sleeps())
+        policy.start()
+        assert fake.calls == ["collect", "freeze"]  # what start-up made: collected, then frozen
+        assert policy._callback in fake.callbacks
+        for generation in (0, 1, 0, 1):
+            fake.collection(generation)
+            await turn()
+        assert fake.calls == ["collect", "freeze"]  # young collections freeze nothing
+        fake.collection(2)
+        assert fake.calls == ["collect", "freeze"]  # not from within the collector...
+        await turn()
+        assert fake.calls == ["collect", "freeze", "freeze"]  # ...but in the loop, right after
+        fake.collection(2)
+        fake.collection(2)  # two before the loop runs: one freeze does for both
+        await turn()
+        assert fake.calls == ["collect", "freeze", "freeze", "freeze"]
+        assert policy.collections == [2, 2, 3]
+        await policy.stop()
+        assert fake.calls[-1] == "unfreeze" and fake.callbacks == []
+        fake.collection(2)  # unhooked: nothing more
+        await turn()
+        assert fake.calls.count("freeze") == 3
+
+    asyncio.run(main())
+
+
+def test_renews_on_its_schedule_and_not_before() -> None:
+    async def main() -> None:
+        fake = FakeGc()
+        sleeps = Sleeps()
+        policy = GcPolicy(freeze=True, unfreeze_every=900, collector=fake, sleep=sleeps)
+        policy.start()
+        await turn()
+        assert sleeps.asked == [900] and "unfreeze" not in fake.calls  # waiting for its time
+        fake.calls.clear()
+        sleeps.go.set()  # the 900 s are over
+        await turn()
+        assert fake.calls == ["unfreeze", "collect", "freeze"] and policy.renewals == 1
+        assert sleeps.asked == [900, 900]  # and the next period begins
+        sleeps.go.set()
+        await turn()
+        assert fake.calls == ["unfreeze", "collect", "freeze"] * 2 and policy.renewals == 2
+        await policy.stop()  # the schedule ends with the server
+        assert policy._renewer is None and fake.calls[-1] == "unfreeze"
+
+    asyncio.run(main())
+
+
+def test_freeze_off_leaves_the_collector_alone_but_still_times_it() -> None:
+    async def main() -> None:
+        fake = FakeGc()
+        sleeps = Sleeps()
+        policy = GcPolicy(freeze=False, unfreeze_every=600, collector=fake, sleep=sleeps)
+        before = timed(2)
+        policy.start()
+        fake.collection(2)
+        await turn()
+        assert fake.calls == [] and sleeps.asked == [] and policy._renewer is None
+        assert timed(2) == before + 1 and policy.collections == [0, 0, 1]
+        await policy.stop()
+        assert fake.calls == [] and fake.callbacks == []
+
+    asyncio.run(main())
+
+
+def test_the_metric_counts_every_collection_by_generation() -> None:
+    async def main() -> None:
+        fake = FakeGc()
+        policy = GcPolicy(freeze=True, collector=fake, sleep=Sleeps())
+        counts = [timed(g) for g in range(3)]
+        policy.start()
+        for generation in (0, 0, 0, 1, 2):
+            fake.collection(generation)
+        await turn()
+        assert [timed(g) - counts[g] for g in range(3)] == [3, 1, 1]
+        await policy.stop()
+
+    asyncio.run(main())
+
+
+def test_with_the_real_collector_frozen_garbage_waits_for_the_renewal(caplog: pytest.LogCaptureFixture) -> None:
+    """Why the renewal exists: a cycle frozen while alive is not freed when it becomes garbage,
+    until the heap is unfrozen and collected; and what a full collection leaves is frozen."""
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only the collector frees it
+
+    async def main() -> None:
+        policy = GcPolicy(freeze=True, unfreeze_every=3600, log_over=0.0)
+        try:
+            policy.start()
+            assert gc.get_freeze_count() > 0
+            kept = [Node() for _ in range(2000)]  # made after start-up: not frozen yet
+            ids = {id(node) for node in kept}
+            assert ids <= tracked()
+            gc.collect()  # a full collection: they survive it...
+            assert ids <= tracked()
+            await turn()
+            assert not ids & tracked()  # ...and are frozen right after it
+            probe = weakref.ref(kept[0])
+            del kept
+            gc.collect()
+            assert probe() is not None  # frozen garbage: no collection looks at it
+            policy.renew()
+            assert probe() is None  # the renewal freed it
+            assert gc.get_freeze_count() > 0  # and froze what is alive again
+        finally:
+            await policy.stop()
+        assert gc.get_freeze_count() == 0 and policy._callback not in gc.callbacks
+
+    with caplog.at_level("INFO", logger="updown.server.gc"):
+        asyncio.run(main())
+    assert any("garbage collection of generation 2" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_the_app_freezes_after_start_up_as_its_setting_says(tmp_path: Path, freeze: bool) -> None:
+    app = create_app(Settings(db=f"sqlite:///{tmp_path / 'gc.db'}", bot_delay=0, bot_workers=0,
+                              gc={"freeze": freeze}))
+    policy = app.state.gc_policy
+    with TestClient(app) as client:
+        assert client.get("/api/health").status_code == 200
+        assert policy._callback in gc.callbacks
+        assert (gc.get_freeze_count() > 0) is freeze
+        assert (policy._renewer is not None) is freeze
+    assert policy._callback not in gc.callbacks and gc.get_freeze_count() == 0
+
+
+def test_gc_settings_from_the_environment_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UPDOWN_GC__FREEZE", "false")
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "120")
+    s = Settings.load()
+    assert s.gc.freeze is False and s.gc.unfreeze_every == 120 and s.gc.log_over == 0.1
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "1")
+    with pytest.raises(SettingsError, match="gc.unfreeze_every"):
+        Settings.load()
