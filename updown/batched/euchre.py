@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from updown.batched.base import BatchedGame, refuse_research
-from updown.batched.bits import BIT, U64, BitArray, IntArray, expand, popcount
+from updown.batched.bits import BIT, U64, BitArray, IntArray, popcount
 from updown.core.protocol import State, View
 from updown.games import euchre as E
 
@@ -65,8 +65,32 @@ _THROW: IntArray = np.array(
 )
 """``_THROW[trump]``: what a card costs to throw away: an off-suit card its rank, a trump more than
 any off-suit card, by its power (greedy play)."""
-_TRUMPS: npt.NDArray[np.bool_] = np.array([[E.EFF[t][c] == t for c in range(NUM_CARDS)] for t in range(4)])
-"""``_TRUMPS[trump]``: the trump cards."""
+_TRUMPBITS: BitArray = np.array([SUITBITS[t * 5] for t in range(4)], dtype=U64)
+"""``_TRUMPBITS[trump]``: the trump cards as a mask."""
+_BEATS: BitArray = np.array(
+    [sum(1 << c for c in range(NUM_CARDS) if _ROWS[row][c] > top) for row in range(20) for top in range(41)],
+    dtype=U64,
+)
+"""``_BEATS[row * 41 + top]``: the cards whose power in row ``row`` of ``_ROWS`` is above ``top``."""
+_KEYS: IntArray = np.concatenate([_ROWS, -_ROWS, -_THROW[[r // 4 if r < 16 else r - 16 for r in range(20)]]])
+"""``_KEYS[kind * 20 + row]``: what greedy play maximises over its candidate cards: the power
+(kind 0: the strongest card), less the power (1: the cheapest winning card) or less the cost to
+throw (2: the cheapest card to throw) under row ``row`` of ``_ROWS``; ties go to the lowest card, as
+``argmax`` and ``argmin`` have them."""
+_KEYS8: npt.NDArray[np.uint8] = (_KEYS - _KEYS.min() + 1).astype(np.uint8)
+"""``_KEYS`` shifted to 1 and up, in bytes: times a 0/1 byte per card, a card that is no candidate
+is below every candidate."""
+
+
+def _pick(cands: BitArray, keys: IntArray) -> IntArray:
+    """Per game, the candidate card (of the mask ``cands``, which must not be empty) with the
+    largest key in row ``keys`` of ``_KEYS``, the lowest card among equal keys: one product and
+    one ``argmax`` over the 24 cards, in bytes."""
+    inside = np.unpackbits(cands.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)[:, :3], axis=1,
+                           bitorder="little")
+    out: IntArray = (_KEYS8[keys] * inside).argmax(axis=1)
+    return out
+
 _BAND: BitArray = np.array([0, E.DISCARD, E.PASS], dtype=U64)
 _SEATS = np.arange(4, dtype=np.int64)
 
@@ -229,7 +253,7 @@ class BatchedEuchre(BatchedGame):
         phase = self.phase
         play = move & (phase == PLAY)
         if play.all():
-            self._play(self._all, a)
+            self._play_all(a)
             return
         idx = np.flatnonzero(play)
         rest = move & ~play
@@ -262,32 +286,13 @@ class BatchedEuchre(BatchedGame):
         out = np.full(n, -1, dtype=np.int64)
         up = SUIT_T[self.upcard]
         dealer = self.turn == self.dealer
-        cardlike = (phase == PLAY) | (phase == DISCARD)
-        if cardlike.any():
-            t = self.trump & 3
-            row = np.where((phase == PLAY) & (self.led24 >= 0), t * 4 + self.led24 // 24, 16 + t)
-            power = _ROWS[row]  # (n, 24)
-            ok = expand(legal >> np.where(phase == DISCARD, U64(E.DISCARD), U64(0)), NUM_CARDS)
-            strongest = np.argmax(np.where(ok, power, -1), axis=1)
-            weakest = np.argmin(np.where(ok, power, 99), axis=1)
-            play = strongest
-            if (phase == PLAY).any():
-                throw = np.argmin(np.where(ok, _THROW[t], 999), axis=1)
-                following = self.led24 >= 0
-                top = self.best >> 2
-                partner_wins = following & ((self.best & 3) == ((self.turn + 2) & 3)) & (top > 0)
-                beats = ok & (power > top[:, None])
-                can_win = beats.any(axis=1)
-                cheapest_win = np.argmin(np.where(beats, power, 999), axis=1)
-                last = self.left == 1
-                follow = np.where(partner_wins | ~can_win, throw,
-                                  np.where(last, cheapest_win, strongest))
-                off = ok & ~_TRUMPS[t]
-                defends = (self.turn & 1) != (self.maker & 1)
-                lead_off = np.argmax(np.where(off, power, -1), axis=1)
-                lead = np.where(defends & off.any(axis=1), lead_off, strongest)
-                play = np.where(following, follow, lead)
-            out = np.where(phase == PLAY, play, np.where(phase == DISCARD, E.DISCARD + weakest, out))
+        is_play = phase == PLAY
+        if is_play.any():
+            out = np.where(is_play, self._greedy_play(), out)
+        is_discard = phase == DISCARD
+        if is_discard.any():
+            # the weakest card: the least power when it leads (a card of ``_KEYS`` kind 1)
+            out = np.where(is_discard, E.DISCARD + _pick(legal >> U64(E.DISCARD), 36 + (self.trump & 3)), out)
         # round 1: take the up-card with three of its suit
         n_up = popcount(hand & SUITBITS[up * 5]) + dealer
         out = np.where(phase == BID1, np.where(n_up >= 3, np.where(dealer, E.PICK_UP, E.ORDER_UP), E.PASS), out)
@@ -304,27 +309,53 @@ class BatchedEuchre(BatchedGame):
 
     def _greedy_play(self) -> IntArray:
         """:meth:`greedy_actions` when every game is in play (most steps of a playout): the same
-        choices, without the work for the other phases."""
+        choices, without the work for the other phases, and with one pass over the cards: each
+        game's candidates (a card mask) and what it maximises over them (a row of ``_KEYS``) are
+        worked out per game first, then one ``argmax`` over the 24 cards picks every game's card."""
         small, _ = self._legal_small()
         t = self.trump & 3
         led24 = self.led24
+        best = self.best
+        turn = self.turn
         following = led24 >= 0
-        power = _ROWS[np.where(following, t * 4 + led24 // 24, 16 + t)]  # (n, 24)
-        ok = expand(small, NUM_CARDS)
-        strongest = np.argmax(np.where(ok, power, -1), axis=1)
-        throw = np.argmin(np.where(ok, _THROW[t], 999), axis=1)
-        top = self.best >> 2
-        partner_wins = following & ((self.best & 3) == ((self.turn + 2) & 3)) & (top > 0)
-        beats = ok & (power > top[:, None])
-        can_win = beats.any(axis=1)
-        cheapest_win = np.argmin(np.where(beats, power, 999), axis=1)
-        follow = np.where(partner_wins | ~can_win, throw, np.where(self.left == 1, cheapest_win, strongest))
-        off = ok & ~_TRUMPS[t]
-        defends = (self.turn & 1) != (self.maker & 1)
-        lead_off = np.argmax(np.where(off, power, -1), axis=1)
-        lead = np.where(defends & off.any(axis=1), lead_off, strongest)
-        out: IntArray = np.where(following, follow, lead)
-        return out
+        row = np.where(following, t * 4 + led24 // 24, 16 + t)
+        top = best >> 2
+        beats = small & _BEATS[row * 41 + top]
+        # following: throw when the partner wins or nothing can win, else the cheapest winner when
+        # last to play, the strongest card otherwise; leading: a defender with an off-suit card leads
+        # its strongest off-suit card, everyone else the strongest card
+        throw = following & ((((best & 3) == ((turn + 2) & 3)) & (top > 0)) | (beats == 0))
+        cheap = following & ~throw & (self.left == 1)
+        off = small & ~_TRUMPBITS[t]
+        lead_off = ~following & ((turn & 1) != (self.maker & 1)) & (off != 0)
+        cands = np.where(cheap, beats, np.where(lead_off, off, small))
+        return _pick(cands, np.where(throw, 40, np.where(cheap, 20, 0)) + row)
+
+    def greedy_to_deal_end(self, deal: IntArray | None = None) -> None:
+        """Play every game by :meth:`greedy_actions` while its deal number is ``deal``'s (by default
+        the one it is at; a game already past it does not move) and it is not over: the same games
+        and the same draws from the generator as stepping ``greedy_actions()`` with -1 for the games
+        whose deal is over, in fewer numpy calls. The rule's actions are legal by construction, so
+        they are not checked again (as :meth:`step` does; the tests play both ways), and while every
+        game is in play a step has no gathers."""
+        deal = self.deal_no.copy() if deal is None else np.asarray(deal, dtype=np.int64)
+        if deal.shape != (self.n,):
+            raise ValueError(f"greedy_to_deal_end takes one deal number per game: shape ({self.n},), not {deal.shape}")
+        over = OVER
+        while True:
+            phase = self.phase
+            live = (self.deal_no == deal) & (phase != over)
+            if live.all():
+                a = self._greedy_play() if (phase == PLAY).all() else self.greedy_actions()
+                self._legal = None
+                self._apply(live, a)
+                continue
+            if not live.any():
+                return
+            a = self.greedy_actions()
+            a[~live] = -1
+            self._legal = None
+            self._apply(live, a)
 
     # -- chance ----------------------------------------------------------------------------------
     def _new_deal(self, idx: IntArray) -> None:
@@ -465,6 +496,36 @@ class BatchedEuchre(BatchedGame):
         if len(over):
             self._end_deal(over)
 
+    def _play_all(self, card: IntArray) -> None:
+        """:meth:`_play` when every game plays (most steps of a playout): the same, on whole arrays."""
+        seat = self.turn
+        slot = self._all4 + seat
+        self.hands[slot] &= ~BIT[card]
+        self.table[slot] = card
+        trow = self.trow
+        led24 = self.led24
+        self.led24 = led24 = np.where(led24 < 0, EFF96[trow + card], led24)
+        self.best = best = np.maximum(self.best, POWER96[trow + led24 + card] * 4 + seat)
+        self.left = left = self.left - 1
+        complete = left == 0
+        if not complete.any():
+            self.turn = NEXT[self.skip4 + seat]
+            return
+        self.turn = np.where(complete, best & 3, NEXT[self.skip4 + seat])
+        g = np.flatnonzero(complete)
+        w = best[g] & 3
+        self.won[g * 4 + w] += 1
+        self.leader[g] = w
+        best[g] = 0
+        led24[g] = -1
+        left[g] = self.nactive[g]
+        self.table[((g * 4)[:, None] + _SEATS).reshape(-1)] = -1
+        tricks = self.tricks[g] + 1
+        self.tricks[g] = tricks
+        over = g[tricks == E.HAND]
+        if len(over):
+            self._end_deal(over)
+
     def _end_deal(self, idx: IntArray) -> None:
         won = self.won[(idx * 4)[:, None] + _SEATS]
         teams = np.stack([won[:, 0] + won[:, 2], won[:, 1] + won[:, 3]], axis=1)
@@ -550,13 +611,13 @@ class BatchedEuchre(BatchedGame):
         own_discard = _card(view["discard"]) if view.get("discard") else -1
         others = [s for s in range(4) if s != seat]
         hands, discards = [], []
+        public = (view["phase"], view["deal"], view["to_act"], view["table"], view["tricks"])
         for st in states:
             h = [own, own, own, own]
             d = own_discard
             for s in others:
                 v = st.view(s)
-                if (v["phase"] != view["phase"] or v["deal"] != view["deal"] or v["to_act"] != view["to_act"]
-                        or v["table"] != view["table"] or v["tricks"] != view["tricks"]):
+                if (v["phase"], v["deal"], v["to_act"], v["table"], v["tricks"]) != public:
                     raise ValueError("a state's public state is not the view's: worlds drawn from another "
                                      "view, or the state moved on")
                 h[s] = _hand(v["hand"])
@@ -603,11 +664,20 @@ class BatchedEuchre(BatchedGame):
         self._legal = None
 
 
+_CARD_BITS = {text: 1 << i for i, text in enumerate(E.CARD_STR)}
+
+
 def _hand(cards: Sequence[str]) -> int:
-    """A card mask from a view's hand."""
+    """A card mask from a view's hand (one dict look-up a card for the ASCII notation views use)."""
+    bits = _CARD_BITS
     mask = 0
-    for c in cards:
-        mask |= 1 << _card(c)
+    try:
+        for c in cards:
+            mask |= bits[c]
+    except KeyError:
+        mask = 0
+        for c in cards:
+            mask |= 1 << _card(c)
     return mask
 
 

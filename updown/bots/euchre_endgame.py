@@ -179,10 +179,10 @@ def endgame_margins(
     start = batch.scores()
     batch.step(np.tile(np.asarray(actions, dtype=np.int64), len(worlds)))
     end_at = E.HAND - tricks
-    while True:
-        live = (batch.deals() == deal) & ~batch.done
-        if tricks > 0:
-            live &= ~((batch.phase == PLAY) & (batch.tricks >= end_at))
+    if tricks <= 0:
+        batch.greedy_to_deal_end(deal)
+    while tricks > 0:
+        live = (batch.deals() == deal) & ~batch.done & ~((batch.phase == PLAY) & (batch.tricks >= end_at))
         if not live.any():
             break
         a = batch.greedy_actions()
