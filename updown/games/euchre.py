@@ -263,6 +263,10 @@ class Phase(IntEnum):
     OVER = 8
 
 
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)
+"""A view's ``phase`` by phase number (``Phase(n).name.lower()`` costs half a microsecond a view)."""
+
+
 # Final ints: mypyc compiles them into the code (a plain module global is a dict lookup per use).
 _DEALER: Final = 0
 _DEAL: Final = 1
@@ -376,13 +380,15 @@ class EuchreState(State):
         "deal_seat", "upcard", "up_taken", "passes", "trump", "maker", "alone", "defender",
         "out", "discarded", "leader", "turn", "trick", "trick_cards", "trick_seats", "won",
         "played", "totals", "history", "deal_log_start", "_actors", "eff", "led", "active", "next_seat",
-        "cards", "hand_size",
+        "cards", "hand_size", "_options_view",
     )
 
     def __init__(self, game: EuchreGame, players: int, options: EuchreOptions, *, _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self._options_view: dict[str, Any] | None = None
+        """``options.view()``, asked once per state (it hashes the options at every call)."""
         if _empty:
             return
         self.cards, self.hand_size = deck_of(options.deck)
@@ -809,6 +815,10 @@ class EuchreState(State):
         return (1 if t[0] >= t[1] else 2, 1 if t[1] >= t[0] else 2)
 
     # -- information ----------------------------------------------------------------------------
+    def _set_options_view(self) -> dict[str, Any]:
+        got = self._options_view = self.options.view()
+        return got
+
     def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
@@ -818,7 +828,7 @@ class EuchreState(State):
             "game": GAME.id,
             "players": 4,
             "seat": seat,
-            "phase": Phase(phase).name.lower(),
+            "phase": _PHASE_NAMES[phase],
             "deal": self.deal_no,
             "dealer": self.dealer if self.dealer >= 0 else None,
             "upcard": CARD_STR[self.upcard] if self.upcard >= 0 else None,
@@ -837,7 +847,7 @@ class EuchreState(State):
             "to_act": list(self._actors),
             "totals": list(self.totals),
             "target": self.options.target,
-            "options": self.options.view(),
+            "options": self._options_view if self._options_view is not None else self._set_options_view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -869,6 +879,7 @@ class EuchreState(State):
 
     def clone(self) -> EuchreState:
         c = EuchreState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]
+        c._options_view = self._options_view
         c.cards = self.cards
         c.hand_size = self.hand_size
         c.log = list(self.log)

@@ -213,6 +213,10 @@ class Phase(IntEnum):
     OVER = 8
 
 
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)
+"""A view's ``phase`` by phase number (``Phase(n).name.lower()`` costs half a microsecond a view)."""
+
+
 # Final ints: mypyc compiles them into the code (a plain module global is a dict lookup per use).
 _DEAL: Final = 0
 _DISPLAY: Final = 1
@@ -369,13 +373,15 @@ class UpOrDownState(State):
     __slots__ = (
         "game", "players", "options", "log", "top", "phase", "stock", "hands", "known", "deal_seat",
         "ring", "cols", "rows", "piles", "down", "up_hidden", "up_top", "turn", "played", "choices", "taken",
-        "_actors", "sorted_stock", "cards", "hand_size", "display_size", "columns", "place_actions",
+        "_actors", "sorted_stock", "cards", "hand_size", "display_size", "columns", "place_actions", "_options_view",
     )
 
     def __init__(self, game: UpOrDownGame, players: int, options: UpOrDownOptions, *, _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self._options_view: dict[str, Any] | None = None
+        """``options.view()``, asked once per state (it hashes the options at every call)."""
         self.sorted_stock = False
         """Whether the stock is in card order (always in a real game; a world's stock is in the
         order its deal drew), so that a chance outcome is found by bisection."""
@@ -771,6 +777,10 @@ class UpOrDownState(State):
         )
 
     # -- information ----------------------------------------------------------------------------
+    def _set_options_view(self) -> dict[str, Any]:
+        got = self._options_view = self.options.view()
+        return got
+
     def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
@@ -788,7 +798,7 @@ class UpOrDownState(State):
             "game": GAME.id,
             "players": n,
             "seat": seat,
-            "phase": Phase(self.phase).name.lower(),
+            "phase": _PHASE_NAMES[self.phase],
             "length": self.options.length,
             "highest": self.top,
             "turn": self.turn,
@@ -805,7 +815,7 @@ class UpOrDownState(State):
             "down": self.down,
             "up": self.up_hidden + (1 if self.up_top else 0),
             "up_top": self.up_top or None,
-            "options": self.options.view(),
+            "options": self._options_view if self._options_view is not None else self._set_options_view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -818,6 +828,7 @@ class UpOrDownState(State):
         # Every field is set here, so no __init__ runs; lists of lists are copied with list.copy
         # and without comprehensions' frames (pimc clones a state for every world it plays).
         c = UpOrDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]  # mypyc: __new__ runs __init__
+        c._options_view = self._options_view
         c.game = self.game
         c.players = self.players
         c.options = self.options

@@ -41,7 +41,7 @@ import dataclasses
 import random
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, Optional
+from typing import Any, Final, Optional
 
 from updown.core.cards import Card, Suit, pretty_card, suit_symbol
 from updown.core.compiled import mypyc_attr
@@ -278,6 +278,10 @@ class Phase(IntEnum):
     OVER = 6
 
 
+_PHASE_NAMES: Final = tuple(p.name.lower() for p in Phase)
+"""A view's ``phase`` by phase number (``Phase(n).name.lower()`` costs half a microsecond a view)."""
+
+
 _DEAL, _DICE, _TOSS, _ORIENT, _LEAD, _CHOOSE, _OVER = (int(p) for p in Phase)
 
 
@@ -357,13 +361,15 @@ class UpDownState(State):
         "game", "players", "options", "log", "hand_size", "rounds", "tiebreaks", "phase", "round",
         "hands", "deck", "deal_seat", "aside", "trump", "dice", "up", "orient", "leader", "trick",
         "pending", "pot", "tricks", "totals", "discarded", "tricks_played", "history", "round_log_start",
-        "_actors", "_all_seats", "_own", "_cards", "_rolls",
+        "_actors", "_all_seats", "_own", "_cards", "_rolls", "_options_view",
     )
 
     def __init__(self, game: UpDownGame, players: int, options: UpDownOptions, *, _empty: bool = False):
         self.game = game
         self.players = players
         self.options = options
+        self._options_view: dict[str, Any] | None = None
+        """``options.view()``, asked once per state (it hashes the options at every call)."""
         if _empty:
             return
         self.log: list[Event] = []
@@ -740,6 +746,10 @@ class UpDownState(State):
         return Progress(len(self.history), tuple(self.totals))
 
     # -- information ----------------------------------------------------------------------------
+    def _set_options_view(self) -> dict[str, Any]:
+        got = self._options_view = self.options.view()
+        return got
+
     def _view(self, seat: int | None) -> View:
         if seat is not None:
             self.check_seat(seat)
@@ -748,7 +758,7 @@ class UpDownState(State):
             "game": GAME.id,
             "players": n,
             "seat": seat,
-            "phase": Phase(self.phase).name.lower(),
+            "phase": _PHASE_NAMES[self.phase],
             "round": self.round + 1,
             "rounds": self.rounds,
             "trick": min(self.trick + 1, self.hand_size),
@@ -765,7 +775,7 @@ class UpDownState(State):
             "tricks": list(self.tricks),
             "totals": list(self.totals),
             "discarded": self.discarded,
-            "options": self.options.view(),
+            "options": self._options_view if self._options_view is not None else self._set_options_view(),
             "log": self.visible_log(seat),
         }
         if seat is not None:
@@ -779,6 +789,7 @@ class UpDownState(State):
     def clone(self) -> UpDownState:
         # Every field is set here, so no __init__ runs (pimc clones a state for every world it plays).
         c = UpDownState(self.game, self.players, self.options, _empty=True)  # type: ignore[arg-type]  # mypyc: __new__ runs __init__
+        c._options_view = self._options_view
         c.game = self.game
         c.players = self.players
         c.options = self.options
