@@ -169,3 +169,27 @@ def test_a_level_held_to_a_count_of_worlds_decides_the_same_for_the_same_seed() 
             assert picks[0][0] == picks[1][0] and picks[0][1] == picks[1][1]
             differ += picks[0][1] != picks[2][1]
     assert differ > 0
+
+
+def test_worlds_loaded_with_repeats_are_the_batch_taken_game_by_game() -> None:
+    """``from_states(worlds, view=, repeats=k)`` (the levels' playouts: each world once per action)
+    is the batch of the worlds with each game taken ``k`` times in a row, array for array."""
+    rng = random.Random(3)
+    checked = 0
+    for st in _positions({"lone_defender": True}, 3, seed=21):
+        seat = st.actors()[0] if not st.is_terminal() else None
+        if seat is None:
+            continue
+        view = st.view(seat)
+        sampler = GAME.world_sampler(view)
+        worlds = [sampler.draw(rng) for _ in range(5)]
+        for k in (1, 2, 3):
+            direct = BatchedEuchre.from_states(worlds, seed=1, view=view, repeats=k)
+            taken = BatchedEuchre.from_states(worlds, seed=1, view=view).take(np.repeat(np.arange(5), k))
+            _assert_same(direct, taken)
+            checked += 1
+    assert checked > 50
+    with pytest.raises(ValueError, match="repeats must be a positive integer, not 0"):
+        BatchedEuchre.from_states(worlds, seed=1, view=view, repeats=0)
+    with pytest.raises(ValueError, match="only with view="):
+        BatchedEuchre.from_states(worlds, seed=1, repeats=2)

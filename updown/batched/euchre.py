@@ -557,7 +557,7 @@ class BatchedEuchre(BatchedGame):
     @classmethod
     def from_states(
         cls, states: Sequence[State], seed: int | None = None, *, rng: np.random.Generator | None = None,
-        record: bool = False, view: View | None = None,
+        record: bool = False, view: View | None = None, repeats: int = 1,
     ) -> BatchedEuchre:
         """A batch that continues each of ``states`` (scalar Euchre states at a decision or over).
 
@@ -569,7 +569,13 @@ class BatchedEuchre(BatchedGame):
         information set, as ``game.world_sampler(view)`` draws them). The public state and that
         seat's hand are then read once, from it, and each state gives only the other three seats'
         views (their hands, the dealer's discard); a state whose public state is not the view's
-        (its phase, deal, seats to act, table or tricks) is refused."""
+        (its phase, deal, seats to act, table or tricks) is refused. ``repeats`` (with ``view``): each
+        state ``repeats`` times in a row (game ``i * repeats + r``), as ``take`` of each state's game
+        that many times would give, without the copy."""
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise ValueError(f"repeats must be a positive integer, not {repeats!r}")
+        if repeats > 1 and view is None:
+            raise ValueError("from_states repeats states only with view= (else take the batch's games)")
         if not states:
             raise ValueError("from_states needs at least one state")
         options = getattr(states[0], "options", None)
@@ -582,7 +588,7 @@ class BatchedEuchre(BatchedGame):
             if getattr(st, "options", None) != options:
                 raise ValueError("all states in a batch must share their options")
         assert isinstance(options, E.EuchreOptions)
-        b = cls(len(states), options=options, rng=rng if rng is not None else np.random.default_rng(seed),
+        b = cls(len(states) * repeats, options=options, rng=rng if rng is not None else np.random.default_rng(seed),
                 record=record, _deal=False)
         if view is None:
             publics, hands, discards = [], [], []
@@ -602,7 +608,7 @@ class BatchedEuchre(BatchedGame):
         if type(seat) is not int or not 0 <= seat < 4:
             raise ValueError("from_states(view=...) needs a seat's view, not a spectator's")
         pub = _Public(view)
-        n = len(states)
+        n = b.n
         if pub.over:
             b._fill([pub] * n, [[0, 0, 0, 0]] * n, [-1] * n)
             return b
@@ -625,6 +631,9 @@ class BatchedEuchre(BatchedGame):
                     d = _card(v["discard"])
             hands.append(h)
             discards.append(d)
+        if repeats > 1:
+            hands = [h for h in hands for _ in range(repeats)]
+            discards = [d for d in discards for _ in range(repeats)]
         b._fill([pub] * n, hands, discards)
         return b
 

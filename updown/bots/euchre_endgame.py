@@ -171,9 +171,7 @@ def endgame_margins(
         if not worlds:
             raise ValueError("playouts need at least one state")
         rng.integers(1 << 62)  # batch_from_states's draw for chance steps: the same generator after it
-        batch = BatchedEuchre.from_states(worlds, rng=rng, view=view)
-        if k > 1:
-            batch = batch.take(np.repeat(np.arange(len(worlds)), k))
+        batch = BatchedEuchre.from_states(worlds, rng=rng, view=view, repeats=k)
     assert isinstance(batch, BatchedEuchre)
     deal = batch.deals()
     start = batch.scores()
