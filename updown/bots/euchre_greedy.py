@@ -370,11 +370,14 @@ class EuchreNormal(PimcBot):
     about 60 worlds and beat it by 0.131 ± 0.021 over 1,973 deals (docs/bots.md, sixth pass). With
     cheaper batches, its budget stretched to its measured pace and its first batch sized by a
     learned cost model, about 140 worlds at 0.97 of ISMCTS's median time: +0.212 ± 0.012 over 5,690
-    deals (seventh pass); with 5,457 deals more, +0.207 ± 0.009 over 11,147 (eighth pass)."""
+    deals (seventh pass); with 5,457 deals more, +0.207 ± 0.009 over 11,147 (eighth pass). With
+    batches about a third cheaper (ninth pass) up to 400 worlds: at ISMCTS's time 200 worlds were a
+    cap most decisions reached."""
 
     name = "normal"
-    description = ("flat Monte Carlo from its own view: up to 200 drawn worlds or 90 ms per decision, each "
+    description = ("flat Monte Carlo from its own view: up to 400 drawn worlds or 90 ms per decision, each "
                    "legal action played on to the end of the deal by a greedy rule")
+    worlds = 400
     milliseconds = 90.0
     read_bids: bool = False
     """Worlds read from the others' bids as the rule bids (:class:`BidReadWorlds`)."""
@@ -496,8 +499,8 @@ class EuchreNormal(PimcBot):
 
 
 class EuchreHard(EuchreNormal):
-    """Three times ``normal``'s worlds: the same comparison with less noise (against greedy no
-    clear gain over 200 worlds; docs/bots.md)."""
+    """More worlds than ``normal`` (600 against 400; three times its 200 before the ninth pass): the
+    same comparison with less noise (against greedy no clear gain over 200 worlds; docs/bots.md)."""
 
     name = "hard"
     description = ("flat Monte Carlo from its own view: up to 600 drawn worlds or 900 ms per decision, each "
