@@ -228,7 +228,6 @@ _PLACE: Final = 6
 _DRAW: Final = 7
 _OVER: Final = 8
 assert [_DEAL, _DISPLAY, _REVEAL, _DRAWN, _PLAY, _TAKE, _PLACE, _DRAW, _OVER] == [int(p) for p in Phase]
-_DIRECTION_NAME: Final = {1: "up", -1: "down", 0: None}
 
 # -- events that recur with few parameters ---------------------------------------------------------
 # Logged events are never changed (clones and views share them), so those that differ only by a
@@ -786,14 +785,23 @@ class UpOrDownState(State):
             self.check_seat(seat)
         n = self.players
         discards = [len(p) for p in self.piles]
-        points = [[column_score(c) for c in cols] for cols in self.cols]
-        columns = [
-            [
-                {"cards": list(c), "direction": _DIRECTION_NAME[direction_of(c)], "score": x} if c else None
-                for c, x in zip(cols, xs)
-            ]
-            for cols, xs in zip(self.cols, points)
-        ]
+        # Each column scored once, in one pass with the columns' entries and each seat's score
+        # (score_of: an empty column scores 0).
+        columns: list[list[dict[str, Any] | None]] = []
+        scores: list[int] = []
+        for cols, d in zip(self.cols, discards):
+            row: list[dict[str, Any] | None] = []
+            total = 0
+            for c in cols:
+                if c:
+                    x = column_score(c)
+                    total += x
+                    row.append({"cards": c[:], "direction": None if len(c) < 2 else "up" if c[1] > c[0] else "down",
+                                "score": x})
+                else:
+                    row.append(None)
+            columns.append(row)
+            scores.append(total + d)
         v: View = {
             "game": GAME.id,
             "players": n,
@@ -808,8 +816,7 @@ class UpOrDownState(State):
             "taken": self.taken or None,
             "columns": columns,
             "discards": discards,
-            # score_of, from the column scores just counted (a view is built at every playout step)
-            "scores": [sum(xs) + d for xs, d in zip(points, discards)],
+            "scores": scores,
             "hand_sizes": [len(h) for h in self.hands],
             "known": [sorted(k) for k in self.known],
             "down": self.down,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, fraction
+from updown.adapters.observations import Buffer, Encoder as Base, Fractions, Layout, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "euchre"
@@ -122,10 +122,10 @@ class Encoder(Base):
         x = view["team_tricks"]
         v[team] = FIFTHS[x[mine]]
         v[team + 1] = FIFTHS[x[theirs]]
-        target = view["target"]
+        of_target = fractions(view["target"])  # a table per target: one call, not two
         x = view["totals"]
-        v[totals] = fraction(x[mine], target)
-        v[totals + 1] = fraction(x[theirs], target)
+        v[totals] = of_target[x[mine]]
+        v[totals + 1] = of_target[x[theirs]]
 
     def deal_points(self, event: Event) -> list[float] | None:
         """The score of a deal: each seat gets its team's points."""

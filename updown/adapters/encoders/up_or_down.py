@@ -10,7 +10,7 @@ import numpy as np
 
 from typing import Any
 
-from updown.adapters.observations import Buffer, Encoder as Base, Layout, fraction, fractions
+from updown.adapters.observations import Buffer, Encoder as Base, Layout, fractions
 from updown.core.protocol import Event, View
 
 GAME_ID = "up-or-down"
@@ -131,8 +131,9 @@ class Encoder(Base):
             v[scores[s]] = SIXTIETHS[x]
         for s, x in enumerate(view["hand_sizes"]):
             v[hand_sizes[s]] = THIRDS[x]
-        v[down] = fraction(view["down"], h)
-        v[up] = fraction(view["up"], h)
+        of_highest = fractions(h)
+        v[down] = of_highest[view["down"]]
+        v[up] = of_highest[view["up"]]
         c = view["up_top"]
         if c:
             v[up_top + c] = 1.0
