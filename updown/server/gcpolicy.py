@@ -65,6 +65,7 @@ class GcPolicy:
         self._sleep = sleep
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started_at: float | None = None
+        self._started_cpu = 0.0
         self._freeze_due = False
         self._renewer: asyncio.Task[None] | None = None
         self._timed = [GC_SECONDS.labels(str(g)) for g in range(FULL + 1)]
@@ -85,10 +86,12 @@ class GcPolicy:
         (soon, outside the collector: nothing is frozen from within a collection)."""
         if phase == "start":
             self._started_at = time.perf_counter()
+            self._started_cpu = time.thread_time()
             return
         if self._started_at is None:  # hooked in during a collection
             return
         took = time.perf_counter() - self._started_at
+        cpu = time.thread_time() - self._started_cpu  # the collector runs in the thread that called it
         self._started_at = None
         generation = int(info.get("generation", FULL))
         self.collections[generation] += 1
@@ -99,8 +102,8 @@ class GcPolicy:
         try:  # the log line and the freeze in the event loop, not in the middle of whatever was collected
             if took > self.log_over:
                 loop.call_soon_threadsafe(
-                    log.info, "garbage collection of generation %d: %.0f ms, %d collected, ended at %.3f (wall clock)",
-                    generation, 1000 * took, int(info.get("collected", 0)), time.time())
+                    log.info, "garbage collection of generation %d: %.0f ms (%.0f ms of CPU), %d collected, ended at "
+                    "%.3f (wall clock)", generation, 1000 * took, 1000 * cpu, int(info.get("collected", 0)), time.time())
             if generation == FULL and self.freeze_on and not self._freeze_due:
                 self._freeze_due = True
                 loop.call_soon_threadsafe(self._freeze_after_full)
