@@ -308,8 +308,9 @@ class BatchedEuchre(BatchedGame):
         return np.where(phase == OVER, -1, out)
 
     def _greedy_play(self) -> IntArray:
-        """:meth:`greedy_actions` when every game is in play (most steps of a playout): the same
-        choices, without the work for the other phases, and with one pass over the cards: each
+        """The rule's card in every game in play (what :meth:`greedy_actions` returns for them; the
+        entries of games in other phases mean nothing), alone when every game is in play (most
+        steps of a playout), without the work for the other phases, in one pass over the cards: each
         game's candidates (a card mask) and what it maximises over them (a row of ``_KEYS``) are
         worked out per game first, then one ``argmax`` over the 24 cards picks every game's card."""
         small, _ = self._legal_small()
