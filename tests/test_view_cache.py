@@ -331,3 +331,75 @@ def test_encoded_views_equal_the_reference_encoders(setup: tuple[str, int, dict[
         seat = rng.choice(state.actors())
         state.apply(rng.choice(state.legal_actions(seat)), seat)
     assert vectors > 10
+
+
+# -- freeze: the first version, the reference ------------------------------------------------------
+def ref_freeze(value: Any) -> Any:
+    kind = type(value)
+    atoms = (str, int, bool, float, type(None))
+    if kind is FrozenDict or kind is FrozenList or kind in atoms:
+        return value
+    if isinstance(value, dict):
+        return FrozenDict({k: v if type(v) in atoms else ref_freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return FrozenList([v if type(v) in atoms else ref_freeze(v) for v in value])
+    if isinstance(value, tuple):
+        return tuple(ref_freeze(v) for v in value)
+    return value
+
+
+def shape(value: Any) -> Any:
+    """``value`` with each container's exact type beside its contents (key order kept)."""
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, shape(v)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [shape(v) for v in value])
+    return (type(value).__name__, value)
+
+
+class _Sub(dict[str, Any]):
+    pass
+
+
+_atoms = st.one_of(st.none(), st.booleans(), st.integers(-5, 60), st.floats(allow_nan=False), st.text(max_size=3))
+_values = st.recursive(_atoms, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(st.text(max_size=3), inner, max_size=4),
+    st.lists(inner, max_size=3).map(tuple),
+    st.lists(inner, max_size=3).map(FrozenList),
+    st.dictionaries(st.text(max_size=3), inner, max_size=3).map(FrozenDict),
+    st.dictionaries(st.text(max_size=3), inner, max_size=3).map(_Sub),
+    st.sets(st.integers(0, 9), max_size=3),
+), max_leaves=20)
+
+
+@settings(max_examples=400)
+@given(value=_values)
+def test_freeze_equals_the_first_version(value: Any) -> None:
+    """The same value, container types and key order as the first freeze, and shares what that
+    shared (frozen parts and atoms), for any JSON-like value with frozen parts, tuples, a dict
+    subclass and sets in it; the input is left as it was."""
+    before = shape(value)
+    got, want = freeze(value), ref_freeze(value)
+    assert shape(got) == shape(want)
+    assert shape(value) == before
+    if type(value) in (FrozenDict, FrozenList):
+        assert got is value
+
+
+def test_freeze_of_logged_events_equals_the_first_version() -> None:
+    """Every event of random games of every game (what views freeze), the same as the first freeze."""
+    for game_id, players, options in SETUPS[::2]:
+        game = get_game(game_id)
+        rng = random.Random(5)
+        state = game.new_state(players, game.Options.from_dict(options))
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+                continue
+            seat = rng.choice(state.actors())
+            state.apply(rng.choice(state.legal_actions(seat)), seat)
+        plain = [e for e in state.log if type(e) is dict]
+        assert plain
+        for event in state.log:
+            assert shape(freeze(event)) == shape(ref_freeze(event))

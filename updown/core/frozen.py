@@ -111,12 +111,33 @@ class FrozenDict(dict[str, Any]):
 
 
 _ATOMS = frozenset({str, int, bool, float, type(None)})
+_KEPT = _ATOMS | {FrozenDict, FrozenList}
+"""Types :func:`freeze` returns as they are."""
+_DICT_SET = dict.__setitem__
+_LIST_SET = list.__setitem__
 
 
 def freeze(value: Any) -> Any:
     """``value`` with every dict and list in it made read-only (already frozen values are kept)."""
     kind = type(value)
-    if kind is FrozenDict or kind is FrozenList or kind in _ATOMS:
+    # A plain dict or list (every logged event, the first time a view shows it) is copied whole in
+    # C and only its few values that are not atoms are replaced, by the frozen copy of each: about
+    # two thirds of the time of a comprehension over every value.
+    if kind is dict:
+        out = FrozenDict(value)
+        for k, v in value.items():
+            if type(v) not in _KEPT:
+                _DICT_SET(out, k, freeze(v))
+        return out
+    if kind is list:
+        items = FrozenList(value)
+        i = 0
+        for v in value:
+            if type(v) not in _KEPT:
+                _LIST_SET(items, i, freeze(v))
+            i += 1
+        return items
+    if kind in _KEPT:
         return value
     atoms = _ATOMS
     if isinstance(value, dict):
