@@ -21,6 +21,8 @@ the units agree; games/s is printed too. Every loop plays uniformly random legal
 * ``os-py``: ``updown.adapters.openspiel`` through pyspiel with no observation requested;
   ``os-py+obs``: asking the actor's ``observation_tensor`` at each decision (UP&DOWN through
   ``python_updown_turns``; the state's own method, one encoding straight into the list);
+  ``os-py+view`` (Euchre): asking only the engine's ``view`` of the actor, no encoding: the
+  bound of any tensor made from the seat's view;
   ``os-py+obs-c++`` (Euchre): the same list through OpenSpiel's C++ method for Python games
   (``pyspiel.State.observation_tensor(state, p)``, which also builds and encodes a new initial
   state at every call to learn the tensor's size); ``os-py+observer`` (Euchre): OpenSpiel's
@@ -35,6 +37,10 @@ to ``plain`` and to ``plain+view``. Then each game's encoder (``Encoder.encode``
 ``tests/test_adapters_encoders_reference.py``) and the version before issue 34's rewrite (kept in
 ``tests/test_encoder_identity.py``; both tests check the same vectors) on the same views,
 interleaved, and the median speed-ups are printed.
+
+Time is this process's CPU time (``time.process_time``), not the wall clock: on this shared
+2-core machine the wall clock also counts the time other processes hold the cores, and every loop
+here (pyspiel's C++ ones included) is single-threaded (as in ``benchmarks/scalar_speed.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ import numpy as np
 from updown.core.registry import get_game
 
 Loop = Callable[[float], tuple[int, int, float]]  # seconds -> (games, decisions, elapsed)
+clock = time.process_time
 
 
 def plain_loop(game_id: str, players: int, options: dict[str, Any], view: bool = False) -> Loop:
@@ -62,7 +69,7 @@ def plain_loop(game_id: str, players: int, options: dict[str, Any], view: bool =
 
     def run(seconds: float) -> tuple[int, int, float]:
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         while True:
             state = game.new_state(players, opts)
             while not state.is_terminal():
@@ -75,8 +82,8 @@ def plain_loop(game_id: str, players: int, options: dict[str, Any], view: bool =
                 state.apply(choice(state.legal_actions(seat)), seat)
                 decisions += 1
             games += 1
-            if time.perf_counter() - start >= seconds:
-                return games, decisions, time.perf_counter() - start
+            if clock() - start >= seconds:
+                return games, decisions, clock() - start
     return run
 
 
@@ -112,7 +119,7 @@ def pz_aec_loop(game_id: str, players: int, options: dict[str, Any], first: bool
 
     def run(seconds: float) -> tuple[int, int, float]:
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         while True:
             e.reset(seed=games)
             for _agent in e.agent_iter():
@@ -120,8 +127,8 @@ def pz_aec_loop(game_id: str, players: int, options: dict[str, Any], first: bool
                 e.step(None if term or trunc else pick(obs["action_mask"], rng))
             decisions += sum(1 for seat, _ in e.history if seat is not None)
             games += 1
-            if time.perf_counter() - start >= seconds:
-                return games, decisions, time.perf_counter() - start
+            if clock() - start >= seconds:
+                return games, decisions, clock() - start
     return run
 
 
@@ -133,15 +140,15 @@ def pz_parallel_loop(game_id: str, players: int, options: dict[str, Any]) -> Loo
 
     def run(seconds: float) -> tuple[int, int, float]:
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         while True:
             obs, _ = p.reset(seed=games)
             while p.agents:
                 obs, *_ = p.step({a: pick(obs[a]["action_mask"], rng) for a in p.agents})
             decisions += sum(1 for seat, _ in p.history if seat is not None)
             games += 1
-            if time.perf_counter() - start >= seconds:
-                return games, decisions, time.perf_counter() - start
+            if clock() - start >= seconds:
+                return games, decisions, clock() - start
     return run
 
 
@@ -155,14 +162,14 @@ def vector_loop(game_id: str, players: int, options: dict[str, Any], num_envs: i
     def run(seconds: float) -> tuple[int, int, float]:
         nonlocal info
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         while True:
             mask = info["action_mask"]
             _obs, _r, terminated, _t, info = v.step((rng.random(mask.shape) * mask).argmax(axis=1))
             decisions += num_envs
             games += int(terminated.sum())
-            if time.perf_counter() - start >= seconds:
-                return games, decisions, time.perf_counter() - start
+            if clock() - start >= seconds:
+                return games, decisions, clock() - start
     return run
 
 
@@ -173,7 +180,8 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
     ``state`` calls ``state.<tensor>(player)`` (for the adapter, its own method), ``c++`` calls
     pyspiel's C++ method on the same state (``pyspiel.State.observation_tensor``: OpenSpiel's
     path for a Python game, through the observer), ``observer`` OpenSpiel's Python observation
-    API (``make_observation(game)``, ``set_from``, then the ``tensor`` array, no copy)."""
+    API (``make_observation(game)``, ``set_from``, then the ``tensor`` array, no copy), ``view``
+    the engine's ``view`` of the actor alone (no tensor)."""
     import pyspiel
     from open_spiel.python.observation import make_observation
 
@@ -184,7 +192,7 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
 
     def run(seconds: float) -> tuple[int, int, float]:
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         while True:
             state = game.new_initial_state()
             while not state.is_terminal():
@@ -193,6 +201,8 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
                 else:
                     if observer is not None:
                         observer.set_from(state, state.current_player())
+                    elif via == "view":
+                        state.engine.view(state.current_player())
                     elif via == "c++":
                         getattr(pyspiel.State, tensor)(state, state.current_player())
                     elif observe:
@@ -200,8 +210,8 @@ def spiel_loop(load: Callable[[], Any], observe: bool = False, tensor: str = "ob
                     state.apply_action(choice(state.legal_actions()))
                     decisions += 1
             games += 1
-            if time.perf_counter() - start >= seconds:
-                return games, decisions, time.perf_counter() - start
+            if clock() - start >= seconds:
+                return games, decisions, clock() - start
     return run
 
 
@@ -236,12 +246,12 @@ def encoder_pairs(seconds: float, rounds: int) -> None:
         for _ in range(rounds):
             for name, encode in (("first", ref.encode), ("6bf338c", before.encode), ("now", enc.encode),
                                  ("now-list", enc.encode_list)):
-                start, done = time.perf_counter(), 0
-                while time.perf_counter() - start < seconds / 2:
+                start, done = clock(), 0
+                while clock() - start < seconds / 2:
                     for view in views[:200]:
                         encode(view)
                     done += 200
-                times[name].append((time.perf_counter() - start) / done * 1e6)
+                times[name].append((clock() - start) / done * 1e6)
         med = {k: statistics.median(v) for k, v in times.items()}
         ratios = [a / b for a, b in zip(times["first"], times["now"])]
         since = [a / b for a, b in zip(times["6bf338c"], times["now"])]
@@ -266,6 +276,7 @@ def main(seconds: float = 1.0, rounds: int = 5) -> None:
             "vec-scalar": vector_loop("euchre", 4, {"deals": 1}, 64, "scalar"),
             "os-py": spiel_loop(lambda: uo.load("euchre", 4, deals=1)),
             "os-py+obs": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True),
+            "os-py+view": spiel_loop(lambda: uo.load("euchre", 4, deals=1), via="view"),
             "os-py+obs-c++": spiel_loop(lambda: uo.load("euchre", 4, deals=1), observe=True, via="c++"),
             "os-py+observer": spiel_loop(lambda: uo.load("euchre", 4, deals=1), via="observer"),
             "pyspiel": spiel_loop(lambda: pyspiel.load_game(euchre_peer_name, euchre_peer_params)),
