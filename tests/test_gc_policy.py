@@ -27,6 +27,8 @@ class FakeGc:
         self.callbacks: list[Callable[[str, dict[str, Any]], None]] = []
         self.calls: list[str] = []
         self.frozen = 0
+        self.cpu = 0.0
+        """The collecting thread's CPU clock (the policy's ``cpu_clock``), moved by each collection."""
 
     def collect(self, generation: int = 2) -> int:
         self.calls.append("collect")
@@ -43,10 +45,15 @@ class FakeGc:
     def get_freeze_count(self) -> int:
         return self.frozen
 
-    def collection(self, generation: int) -> None:
-        """A collection of ``generation``, as the collector reports it to its callbacks."""
+    def clock(self) -> float:
+        return self.cpu
+
+    def collection(self, generation: int, cpu: float = 0.3) -> None:
+        """A collection of ``generation`` that takes ``cpu`` seconds, as the collector reports it to
+        its callbacks."""
         for callback in list(self.callbacks):
             callback("start", {"generation": generation})
+        self.cpu += cpu
         for callback in list(self.callbacks):
             callback("stop", {"generation": generation, "collected": 3, "uncollectable": 0})
 
@@ -79,10 +86,11 @@ async def turn() -> None:
         await asyncio.sleep(0)
 
 
-def test_freezes_after_start_up_and_after_each_full_collection_only() -> None:
+def test_freezes_after_start_up_and_after_each_long_full_collection_only() -> None:
     async def main() -> None:
         fake = FakeGc()
-        policy = GcPolicy(freeze=True, unfreeze_every=600, collector=fake, sleep=Sleeps())
+        policy = GcPolicy(freeze=True, unfreeze_every=600, freeze_over=0.05, collector=fake, cpu_clock=fake.clock,
+                          sleep=Sleeps())
         policy.start()
         assert fake.calls == ["collect", "freeze"]  # what start-up made: collected, then frozen
         assert policy._callback in fake.callbacks
@@ -98,12 +106,18 @@ def test_freezes_after_start_up_and_after_each_full_collection_only() -> None:
         fake.collection(2)  # two before the loop runs: one freeze does for both
         await turn()
         assert fake.calls == ["collect", "freeze", "freeze", "freeze"]
-        assert policy.collections == [2, 2, 3]
+        fake.collection(2, cpu=0.04)  # a short one: what it looked at is mostly young, left to the collector
+        await turn()
+        assert fake.calls == ["collect", "freeze", "freeze", "freeze"]
+        fake.collection(2, cpu=0.06)
+        await turn()
+        assert fake.calls == ["collect", "freeze", "freeze", "freeze", "freeze"]
+        assert policy.collections == [2, 2, 5]
         await policy.stop()
         assert fake.calls[-1] == "unfreeze" and fake.callbacks == []
         fake.collection(2)  # unhooked: nothing more
         await turn()
-        assert fake.calls.count("freeze") == 3
+        assert fake.calls.count("freeze") == 4
 
     asyncio.run(main())
 
@@ -112,7 +126,7 @@ def test_renews_on_its_schedule_and_not_before() -> None:
     async def main() -> None:
         fake = FakeGc()
         sleeps = Sleeps()
-        policy = GcPolicy(freeze=True, unfreeze_every=900, collector=fake, sleep=sleeps)
+        policy = GcPolicy(freeze=True, unfreeze_every=900, collector=fake, cpu_clock=fake.clock, sleep=sleeps)
         policy.start()
         await turn()
         assert sleeps.asked == [900] and "unfreeze" not in fake.calls  # waiting for its time
@@ -134,7 +148,7 @@ def test_freeze_off_leaves_the_collector_alone_but_still_times_it() -> None:
     async def main() -> None:
         fake = FakeGc()
         sleeps = Sleeps()
-        policy = GcPolicy(freeze=False, unfreeze_every=600, collector=fake, sleep=sleeps)
+        policy = GcPolicy(freeze=False, unfreeze_every=600, collector=fake, cpu_clock=fake.clock, sleep=sleeps)
         before = timed(2)
         policy.start()
         fake.collection(2)
@@ -150,7 +164,7 @@ def test_freeze_off_leaves_the_collector_alone_but_still_times_it() -> None:
 def test_the_metric_counts_every_collection_by_generation() -> None:
     async def main() -> None:
         fake = FakeGc()
-        policy = GcPolicy(freeze=True, collector=fake, sleep=Sleeps())
+        policy = GcPolicy(freeze=True, collector=fake, cpu_clock=fake.clock, sleep=Sleeps())
         counts = [timed(g) for g in range(3)]
         policy.start()
         for generation in (0, 0, 0, 1, 2):
@@ -171,7 +185,7 @@ def test_with_the_real_collector_frozen_garbage_waits_for_the_renewal(caplog: py
             self.me = self  # a cycle: only the collector frees it
 
     async def main() -> None:
-        policy = GcPolicy(freeze=True, unfreeze_every=3600, log_over=0.0)
+        policy = GcPolicy(freeze=True, unfreeze_every=3600, log_over=0.0, freeze_over=0.0)
         try:
             policy.start()
             assert gc.get_freeze_count() > 0
@@ -214,8 +228,9 @@ def test_the_app_freezes_after_start_up_as_its_setting_says(tmp_path: Path, free
 def test_gc_settings_from_the_environment_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UPDOWN_GC__FREEZE", "false")
     monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "120")
+    monkeypatch.setenv("UPDOWN_GC__FREEZE_OVER", "0.2")
     s = Settings.load()
-    assert s.gc.freeze is False and s.gc.unfreeze_every == 120 and s.gc.log_over == 0.1
+    assert s.gc.freeze is False and s.gc.unfreeze_every == 120 and s.gc.log_over == 0.1 and s.gc.freeze_over == 0.2
     monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "1")
     with pytest.raises(SettingsError, match="gc.unfreeze_every"):
         Settings.load()

@@ -56,7 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     limiter = Limiter(settings.limits, settings.redis, namespace=settings.db)
     svc = Services(settings, store, hub, limiter, PasswordHasher())  # argon2id, the library's parameters
     collector = GcPolicy(freeze=settings.gc.freeze, unfreeze_every=settings.gc.unfreeze_every,
-                         log_over=settings.gc.log_over)
+                         log_over=settings.gc.log_over, freeze_over=settings.gc.freeze_over)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -15,7 +15,12 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   stall can be lined up with slow frames (``benchmarks/server_idle.py`` does);
 - with ``freeze`` on (the default), the heap is collected and frozen (``gc.freeze()``: moved to the
   permanent generation, which no collection looks at) once start-up is done, and again after every
-  full collection, so the next full collection looks only at what was made since;
+  full collection that took ``freeze_over`` seconds of CPU or more (a long-lived heap grew since the
+  last freeze: players connected), so the next full collection looks only at what was made since.
+  A short full collection freezes nothing: freezing after every one (they come every few seconds
+  once the heap is frozen) froze the short-lived objects alive at each, the sockets of players
+  coming and going, whose garbage then waited for the renewal (measured: RSS grew faster under
+  churn, docs/server.md);
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so every ``unfreeze_every`` seconds the heap is unfrozen, collected in full (one
   pause of the old length) and frozen again: what is kept is bounded by one period's garbage.
@@ -57,8 +62,12 @@ class GcPolicy:
     docstring). :meth:`start` after start-up (in the event loop), :meth:`stop` at shutdown."""
 
     def __init__(self, *, freeze: bool = True, unfreeze_every: float = 1800.0, log_over: float = 0.1,
-                 collector: Collector | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+                 freeze_over: float = 0.05, collector: Collector | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 cpu_clock: Callable[[], float] = time.thread_time):
         self.freeze_on = freeze
+        self.freeze_over = freeze_over
+        self._cpu_clock = cpu_clock
         self.unfreeze_every = unfreeze_every
         self.log_over = log_over
         self.gc: Collector = collector if collector is not None else gc  # type: ignore[assignment]
@@ -83,15 +92,15 @@ class GcPolicy:
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         """``gc.callbacks`` hook: called before and after every collection, in whatever thread
         triggered it. Times the collection; after a full one, has the event loop freeze the heap
-        (soon, outside the collector: nothing is frozen from within a collection)."""
+        (soon, outside the collector: nothing is frozen from within a collection) when it was long."""
         if phase == "start":
             self._started_at = time.perf_counter()
-            self._started_cpu = time.thread_time()
+            self._started_cpu = self._cpu_clock()
             return
         if self._started_at is None:  # hooked in during a collection
             return
         took = time.perf_counter() - self._started_at
-        cpu = time.thread_time() - self._started_cpu  # the collector runs in the thread that called it
+        cpu = self._cpu_clock() - self._started_cpu  # the collector runs in the thread that called it
         self._started_at = None
         generation = int(info.get("generation", FULL))
         self.collections[generation] += 1
@@ -104,7 +113,7 @@ class GcPolicy:
                 loop.call_soon_threadsafe(
                     log.info, "garbage collection of generation %d: %.0f ms (%.0f ms of CPU), %d collected, ended at "
                     "%.3f (wall clock)", generation, 1000 * took, 1000 * cpu, int(info.get("collected", 0)), time.time())
-            if generation == FULL and self.freeze_on and not self._freeze_due:
+            if generation == FULL and self.freeze_on and cpu >= self.freeze_over and not self._freeze_due:
                 self._freeze_due = True
                 loop.call_soon_threadsafe(self._freeze_after_full)
         except RuntimeError:  # the loop is closed: shutting down

@@ -29,9 +29,11 @@ class GcSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     freeze: bool = True
-    """Freeze the heap after start-up and after each full collection, so that full collections skip
-    the long-lived objects of idle players (a pause of 0.7 s at 5,000 idle otherwise). Off: Python's
-    own collector, untouched (collections are still timed)."""
+    """Freeze the heap after start-up and after each long full collection, so that full collections
+    skip the long-lived objects of idle players (a pause of 0.7 s at 5,000 idle otherwise). Off:
+    Python's own collector, untouched (collections are still timed)."""
+    freeze_over: float = Field(default=0.05, ge=0, le=60)
+    """A full collection that took this many seconds of CPU or more is followed by a freeze."""
     unfreeze_every: float = Field(default=1800.0, ge=10, le=86400)
     """Seconds between renewals: the heap unfrozen, collected in full (one pause of the old length)
     and frozen again, freeing the cycles that became garbage among the frozen objects."""
