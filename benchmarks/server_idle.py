@@ -44,6 +44,7 @@ import gc
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -199,6 +200,30 @@ class Site:
         return table, cookies
 
 
+GC_LINE = re.compile(r"garbage collection of generation (\d): (\d+) ms(?: \(\d+ ms of CPU\))?, \d+ collected, "
+                     r"ended at ([\d.]+)")
+
+
+def collections(log: Path | None, since: float, until: float) -> list[tuple[int, float, float]]:
+    """The collections the server logged (``gcpolicy.py``, those over ``gc.log_over``) that ended in
+    [since, until]: (generation, seconds, end as wall clock)."""
+    if log is None or not log.exists():
+        return []
+    found = []
+    for m in GC_LINE.finditer(log.read_text(errors="replace")):
+        end = float(m.group(3))
+        if since <= end <= until:
+            found.append((int(m.group(1)), int(m.group(2)) / 1000, end))
+    return found
+
+
+def at_collections(lat: list[float], at: list[float], gcs: list[tuple[int, float, float]], least: float = 0.05) -> int:
+    """The frames slower than :data:`SLOW` whose wait overlapped a collection of ``least`` seconds or
+    more (a frame that came at t after x seconds waited over [t - x, t])."""
+    pauses = [(end - took, end) for _g, took, end in gcs if took >= least]
+    return sum(1 for x, t in zip(lat, at) if x > SLOW and any(t - x < b and t > a for a, b in pauses))
+
+
 SLOW = 0.150
 """Seconds: a frame slower than this is the issue's (the active tables' p99 under 150 ms)."""
 
@@ -311,9 +336,12 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
         window.open = False
         elapsed = time.time() - w0
         cpu = tree_cpu(pid) - c1
+        gcs = collections(server.log, w0, time.time())
         slow, in5 = bunching(window.frames, window.frames_at, 5.0)
         _, in2 = bunching(window.frames, window.frames_at, 2.0)
         return {"slow_frames": slow, "slow_in_tenth_5s": in5, "slow_in_tenth_2s": in2,
+                "gc": [[g, round(1000 * took, 1), round(end - w0, 3)] for g, took, end in gcs],
+                "slow_at_gc": at_collections(window.frames, window.frames_at, gcs),
                 "frames": len(window.frames),
                 "series": [[round(t - w0, 3), round(1000 * x, 1)] for x, t in zip(window.frames, window.frames_at)],"idle_connections": opened[0], "idle_tables": len(idle_tables), "rss_mb": rss / 2**20,
                 "idle_cpu_s": idle_cpu, "pg_idle_cpu_s": other_idle.get("pg"),
@@ -323,6 +351,83 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
                 "window_cpu_s": cpu / elapsed, "active_tables": args.active - window.finished // 4,
                 "failures": len(failures), "load": os.getloadavg()[0], "at": time.strftime("%H:%M:%S", time.gmtime()),
                 "kind": args.kind}
+
+    async def churn(last: dict[str, Any]) -> dict[str, Any]:
+        """``--churn`` seconds of idle sockets coming and going (``--churn-rate`` a second closed and
+        opened again at their tables) and short games played to their end (``--churn-games`` at a
+        time, one round, 0.05 s to think, a new one when one ends), the active tables playing on:
+        the server's RSS every 10 s. Does memory stay bounded?"""
+        stop = asyncio.Event()
+        closers: list[asyncio.Event] = []
+        seats = [(t, c) for t in idle_tables for c in players]  # the idle connections' (table, cookie)
+
+        async def reopen(table: str, cookie: str, leave: asyncio.Event) -> None:
+            url = f"ws://127.0.0.1:{server.port}/ws/tables/{table}"
+            try:
+                async with websockets.connect(url, additional_headers={"Cookie": cookie}, max_size=2**24,
+                                              ping_interval=None, open_timeout=120,
+                                              compression="deflate" if args.deflate else None) as ws:
+                    reader = asyncio.ensure_future(_drain(ws))
+                    await leave.wait()
+                    reader.cancel()
+            except Exception as err:
+                failures.append(f"churn {type(err).__name__}: {str(err)[:120]}")
+
+        games = [0]
+
+        async def short_games() -> None:
+            short = Window(open=True)
+            grng = random.Random(11)
+            while not stop.is_set():
+                table, cookies = await site.full_table({"rounds": 1})
+                await asyncio.gather(*(active_client(server.port, table, Shared(), c, random.Random(grng.random()),
+                                                     0.05, short, [0], args.deflate, stop) for c in cookies))
+                games[0] += 1
+
+        # The first connections' own sockets stay as they are (their tasks wait for the end); the
+        # churn opens second connections for the same seats and closes them again, so the count of
+        # idle sockets goes up and down by --churn-rate around the level.
+        jobs = [asyncio.ensure_future(short_games()) for _ in range(args.churn_games)]
+        samples: list[tuple[float, float]] = []
+        t0 = time.time()
+        window.reset()
+        window.open = True
+        crng = random.Random(5)
+        live: list[tuple[asyncio.Event, asyncio.Future[None]]] = []
+        while time.time() - t0 < args.churn:
+            for _ in range(args.churn_rate):
+                table, cookie = seats[crng.randrange(len(seats))]
+                leave = asyncio.Event()
+                live.append((leave, asyncio.ensure_future(reopen(table, cookie, leave))))
+            while len(live) > args.churn_rate * 5:  # each lives about five seconds
+                leave, job = live.pop(0)
+                leave.set()
+            if not samples or time.time() - t0 >= samples[-1][0] + 10:
+                samples.append((time.time() - t0, rss_bytes(pid) / 2**20))
+                print(f"    churn {samples[-1][0]:4.0f} s: RSS {samples[-1][1]:.0f} MB, {games[0]} short games ended, "
+                      f"load {os.getloadavg()[0]:.1f}", flush=True)
+            await asyncio.sleep(1.0)
+        window.open = False
+        for leave, job in live:
+            leave.set()
+        stop.set()
+        await asyncio.gather(*jobs, *(job for _l, job in live), return_exceptions=True)
+        samples.append((time.time() - t0, rss_bytes(pid) / 2**20))
+        gcs = collections(server.log, t0, time.time())
+        slow = sum(1 for x in window.frames if x > SLOW)
+        half = [mb for t, mb in samples if t >= samples[-1][0] / 2]
+        out = {"seconds": samples[-1][0], "rss": samples, "games": games[0], "reopened": args.churn_rate * int(args.churn),
+               "frames": len(window.frames), "frame_p99": pct(window.frames, 99), "slow_frames": slow,
+               "slow_at_gc": at_collections(window.frames, window.frames_at, gcs),
+               "full_gcs": [ms for g, ms, _t in ((g, 1000 * took, e) for g, took, e in gcs) if g == 2]}
+        longest = f", longest {max(out['full_gcs']):.0f} ms" if out["full_gcs"] else ""
+        print(f"  churn {out['seconds']:.0f} s: RSS {samples[0][1]:.0f} -> {samples[-1][1]:.0f} MB (max {max(mb for _t, mb in samples):.0f}, "
+              f"second half {min(half):.0f} to {max(half):.0f}), {out['games']} short games ended, about "
+              f"{out['reopened']} sockets opened and closed; active frames p99 {out['frame_p99']:.0f} ms, {slow} of "
+              f"{out['frames']} over {1000 * SLOW:.0f} ms ({out['slow_at_gc']} during a collection); full collections "
+              f"{len(out['full_gcs'])}{longest}",
+              flush=True)
+        return out
 
     def show(r: dict[str, Any]) -> None:
         pg = r["pg_idle_cpu_s"]
@@ -334,14 +439,19 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
         if r["slow_frames"]:
             print(f"    {r['slow_frames']} of {r['frames']} frames over {1000 * SLOW:.0f} ms; in the busiest tenth of "
                   f"5 s: {100 * r['slow_in_tenth_5s']:.0f}% of them, of 2 s: {100 * r['slow_in_tenth_2s']:.0f}% "
-                  f"(10% if not periodic)", flush=True)
+                  f"(10% if not periodic); {r['slow_at_gc']} during a collection of 50 ms or more", flush=True)
+        if r["gc"]:
+            full = [ms for g, ms, _t in r["gc"] if g == 2]
+            print(f"    collections logged in the window: {len(r['gc'])}, longest {max(ms for _g, ms, _t in r['gc']):.0f} ms"
+                  f"; full: {len(full)}{f', {max(full):.0f} ms at most' if full else ''}", flush=True)
 
     try:
         print(f"server pid {pid}, open files limit {limits_of(pid)}; {args.active} active tables, "
               f"think {args.think} s, windows {args.window} s, deflate {'on' if args.deflate else 'off'}", flush=True)
-        row = await settle_and_read(0)
-        rows.append(row)
-        show(row)
+        if not args.no_empty:
+            row = await settle_and_read(0)
+            rows.append(row)
+            show(row)
         for level in args.levels:
             await add_idle(level)
             if opened[0] < level:
@@ -350,6 +460,8 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
             row = await settle_and_read(level, spy if level == args.levels[-1] else None)
             rows.append(row)
             show(row)
+        if args.churn:
+            rows[-1]["churn"] = await churn(rows[-1])
         if args.spectators and idle_tables:
             kind, args.kind = args.kind, "watching"
             base = rows[-1]
@@ -364,7 +476,7 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
                   f"({row['idle_connections'] - base['idle_connections']} spectators)")
             row["kib_connection"] = per / 1024
         first, last = rows[0], max((r for r in rows if r["kind"] != "watching"), key=lambda r: r["idle_connections"])
-        if last["idle_connections"] > 0:
+        if last["idle_connections"] > first["idle_connections"]:
             added = last["idle_connections"] - first["idle_connections"]
             per_conn = (last["rss_mb"] - first["rss_mb"]) * 2**20 / added
             per_table = (last["rss_mb"] - first["rss_mb"]) * 2**20 / max(1, last["idle_tables"])
@@ -387,6 +499,11 @@ def one_run(args: argparse.Namespace, others: dict[str, int | None], src: tuple[
     """The benchmark once, with a server of its own (from ``src``'s tree when given) and a new database."""
     if src is not None:  # the server started below imports the package from this tree
         os.environ["PYTHONPATH"] = str(Path(src[1]).resolve())
+    saved = {name: os.environ.get(name) for name in args.env_all}
+    for name in args.env_all:
+        os.environ.pop(name, None)
+    for name, value in args.env.get(src[0] if src is not None else "-", []):  # this arm's settings
+        os.environ[name] = value
     with tempfile.TemporaryDirectory() as tmp:
         db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/idle.db", None)
         extra = ["--limit", "accounts_per_address=off", "--limit", "tables_per_guest=off", "--bot-workers", "0"]
@@ -403,6 +520,15 @@ def one_run(args: argparse.Namespace, others: dict[str, int | None], src: tuple[
             problems = [line for line in log if "ERROR" in line or "Traceback" in line]
             if problems:
                 print(f"server log: {len(problems)} error lines, the first: {problems[0][:200]}")
+            if args.keep_log:
+                with open(args.keep_log, "a") as kept:
+                    kept.write(f"=== {src[0] if src is not None else '-'} {time.strftime('%H:%M:%S', time.gmtime())}\n")
+                    kept.write("\n".join(log) + "\n")
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     for r in rows:
         r["src"] = src[0] if src is not None else None
     return rows
@@ -412,24 +538,28 @@ def summary(rows: list[dict[str, Any]], labels: list[str]) -> None:
     """Per tree and level, the medians over the runs: idle CPU per 1,000 idle connections (above the
     run's own reading with none), PostgreSQL's, and the active tables' frame p99."""
     print("| server | idle connections | runs | idle CPU (% of a core) | per 1,000 idle above none | PostgreSQL "
-          "| active actions/s | frame p99 | load |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| active actions/s | frame p99 (each run) | frames over 150 ms | longest full collection (ms) | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for label in labels:
         mine = [r for r in rows if (r.get("src") or "-") == label]
         runs = sorted({r["run"] for r in mine})
-        base = {run: next(r["idle_cpu_s"] for r in mine if r["run"] == run and r["idle_connections"] == 0)
+        base = {run: next((r["idle_cpu_s"] for r in mine if r["run"] == run and r["idle_connections"] == 0), None)
                 for run in runs}
         for level in sorted({r["idle_connections"] for r in mine}):
             rs = [r for r in mine if r["idle_connections"] == level]
             cpu = statistics.median(r["idle_cpu_s"] for r in rs)
-            per = [1000 * (r["idle_cpu_s"] - base[r["run"]]) / level for r in rs if level]
+            per = [1000 * (r["idle_cpu_s"] - b) / level for r in rs if level and (b := base[r["run"]]) is not None]
             pgs = [r["pg_idle_cpu_s"] for r in rs if r["pg_idle_cpu_s"] is not None]
             each = ", ".join(f"{100 * r['idle_cpu_s']:.1f}" for r in rs)
             per_k = f"{100 * statistics.median(per):.2f}%" if per else "-"
             pg = f"{100 * statistics.median(pgs):.1f}%" if pgs else "-"
+            p99s = ", ".join(f"{r['frame_p99']:,.0f}" for r in rs)
             print(f"| {label} | {level:,} | {len(rs)} | {100 * cpu:.1f}% ({each}) | {per_k} | {pg} "
                   f"| {statistics.median(r['actions_s'] for r in rs):.1f} "
                   f"| {statistics.median(r['frame_p99'] for r in rs):,.0f} ms "
+                  f"({p99s}) "
+                  f"| {', '.join(str(r['slow_frames']) + ' of ' + str(r['frames']) for r in rs)} "
+                  f"| {', '.join(str(max((ms for g, ms, _t in r['gc'] if g == 2), default=0)) for r in rs)} "
                   f"| {min(r['load'] for r in rs):.1f}-{max(r['load'] for r in rs):.1f} |")
 
 
@@ -454,6 +584,16 @@ def main() -> None:
                         help="sample the first run's server at the last level, idle connections only")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
     parser.add_argument("--json", default=None, metavar="FILE", help="append the rows to FILE")
+    parser.add_argument("--env", action="append", default=[], metavar="LABEL:NAME=VALUE",
+                        help="an environment variable for the server of one --src label (- without --src), e.g. "
+                             "off:UPDOWN_GC__FREEZE=false; repeatable")
+    parser.add_argument("--no-empty", action="store_true", help="no window without idle connections first")
+    parser.add_argument("--churn", type=float, default=0.0, metavar="SECONDS",
+                        help="after the last level, this long with idle sockets coming and going and short games "
+                             "ending, the RSS read every 10 s")
+    parser.add_argument("--churn-rate", type=int, default=20, help="with --churn: sockets opened (and closed) a second")
+    parser.add_argument("--churn-games", type=int, default=4, help="with --churn: short games at a time")
+    parser.add_argument("--keep-log", default=None, metavar="FILE", help="append each server's log to FILE")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",")]
     if args.kind == "watching":
@@ -463,6 +603,16 @@ def main() -> None:
     if not 0 < args.idle <= 120 or not 1 <= args.rounds <= 10:
         parser.error("--idle 0 to 120 s, --rounds 1 to 10")
     srcs = source_trees(parser, args.src)
+    env: dict[str, list[tuple[str, str]]] = {}
+    for item in args.env:
+        label, _, assignment = item.partition(":")
+        name, eq, value = assignment.partition("=")
+        if not eq or not name.startswith("UPDOWN_"):
+            parser.error(f"--env {item}: LABEL:UPDOWN_NAME=VALUE")
+        env.setdefault(label, []).append((name, value))
+    args.env, args.env_all = env, sorted({n for pairs in env.values() for n, _v in pairs})
+    if not 0 <= args.churn <= 3600:
+        parser.error("--churn 0 to 3600 s")
     limit = raise_open_files(2 * (max(args.levels) + args.spectators + 4 * args.active) + 1024)
     need = max(args.levels) + args.spectators + 4 * args.active + 200
     if limit < need:
