@@ -820,8 +820,8 @@ class EuchreState(State):
         return got
 
     def _view(self, seat: int | None) -> View:
-        if seat is not None:
-            self.check_seat(seat)
+        if seat is not None and not 0 <= seat < self.players:
+            self.check_seat(seat)  # raises, naming the seats (a call into interpreted code: only then)
         phase = self.phase
         in_deal = phase > _UPCARD and phase != _OVER
         v: View = {

@@ -781,8 +781,8 @@ class UpOrDownState(State):
         return got
 
     def _view(self, seat: int | None) -> View:
-        if seat is not None:
-            self.check_seat(seat)
+        if seat is not None and not 0 <= seat < self.players:
+            self.check_seat(seat)  # raises, naming the seats (a call into interpreted code: only then)
         n = self.players
         discards = [len(p) for p in self.piles]
         # Each column scored once, in one pass with the columns' entries and each seat's score

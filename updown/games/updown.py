@@ -751,8 +751,8 @@ class UpDownState(State):
         return got
 
     def _view(self, seat: int | None) -> View:
-        if seat is not None:
-            self.check_seat(seat)
+        if seat is not None and not 0 <= seat < self.players:
+            self.check_seat(seat)  # raises, naming the seats (a call into interpreted code: only then)
         n = self.players
         v: View = {
             "game": GAME.id,

@@ -971,8 +971,8 @@ class UpDownSuecaState(State):
 
     # -- information ----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> View:
-        if seat is not None:
-            self.check_seat(seat)
+        if seat is not None and not 0 <= seat < self.players:
+            self.check_seat(seat)  # raises, naming the seats (a call into interpreted code: only then)
         v: View = {
             "game": GAME.id,
             "players": PLAYERS,
