@@ -31,6 +31,13 @@ own, and from it the memory of an idle table. Every idle client reads what it is
 of idle CPU per 1,000 idle connections and the active p99 at each level. ``--py-spy`` samples the
 server for ``--idle`` seconds with only the idle connections of the last level (first run only).
 
+The garbage collector: the server logs each collection over ``gc.log_over`` (``gcpolicy.py``); each
+window lists those that ended in it and counts the slow frames that waited through one of 50 ms or
+more (``--env LABEL:UPDOWN_GC__LOG_OVER=0.02`` logs more). ``--env`` gives one ``--src`` arm its own
+settings, so one tree can run with a setting off and on. ``--churn SECONDS`` ends the last level
+with sockets coming and going and short games played to their end, the RSS read every 10 s: does
+memory stay bounded?
+
 The open-file limit: this process raises its own soft RLIMIT_NOFILE to its hard limit, and the server
 inherits it (``/proc/PID/limits`` is printed). Bounded: at most 20,000 idle connections, 120 s a
 window.
