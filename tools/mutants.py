@@ -350,6 +350,28 @@ MUTANTS = [
            '''                if loop.time() - since >= SEND_PATIENCE:''',
            '''                if True:''',
            ("tests/test_idle_broadcast.py::test_a_slow_reader_within_the_patience_is_kept",)),
+    Mutant("view-phase-table", "Euchre's view names the phase before the one it is in",
+           "updown/games/euchre.py",
+           '''            "phase": _PHASE_NAMES[phase],''',
+           '''            "phase": _PHASE_NAMES[phase - 1],''',
+           ("tests/test_view_cache.py::test_every_setup_once",)),
+    Mutant("view-shared-column", "Up or Down?'s view hands out the state's own column list",
+           "updown/games/up_or_down.py",
+           '''row.append({"cards": c[:],''',
+           '''row.append({"cards": c,''',
+           ("tests/test_view_cache.py::test_every_setup_once",)),
+    Mutant("freeze-nested-list", "freezing a list leaves its nested lists writable",
+           "updown/core/frozen.py",
+           '''            if type(v) not in _KEPT:
+                _LIST_SET(items, i, freeze(v))''',
+           '''            if type(v) is dict:
+                _LIST_SET(items, i, freeze(v))''',
+           ("tests/test_view_cache.py::test_freeze_equals_the_first_version",)),
+    Mutant("encoder-totals-table", "Euchre's encoder gives a seat the other team's total",
+           "updown/adapters/encoders/euchre.py",
+           '''        v[totals] = of_target[x[mine]]''',
+           '''        v[totals] = of_target[x[theirs]]''',
+           ("tests/test_view_cache.py::test_encoded_views_equal_the_reference_encoders",)),
 ]
 
 
