@@ -398,6 +398,27 @@ MUTANTS = [
            '''            discards = [d for d in discards for _ in range(repeats)]''',
            '''            discards = discards * repeats''',
            ("tests/test_batched_euchre_greedy.py::test_worlds_loaded_with_repeats_are_the_batch_taken_game_by_game",)),
+    Mutant("gc-no-freeze-after-full", "the heap is never frozen again after a long full collection",
+           "updown/server/gcpolicy.py",
+           '''if generation == FULL and self.freeze_on and cpu''',
+           '''if generation == FULL + 1 and self.freeze_on and cpu''',
+           ("tests/test_gc_policy.py::test_freezes_after_start_up_and_after_each_long_full_collection_only",)),
+    Mutant("gc-freeze-after-short", "the heap is frozen after every full collection, however short",
+           "updown/server/gcpolicy.py",
+           '''cpu >= self.freeze_over''',
+           '''cpu >= 0''',
+           ("tests/test_gc_policy.py::test_freezes_after_start_up_and_after_each_long_full_collection_only",)),
+    Mutant("gc-renew-without-unfreeze", "a renewal collects without unfreezing, so frozen garbage is never freed",
+           "updown/server/gcpolicy.py",
+           '''        self.gc.unfreeze()
+        found = self.gc.collect()''',
+           '''        found = self.gc.collect()''',
+           ("tests/test_gc_policy.py::test_with_the_real_collector_frozen_garbage_waits_for_the_renewal",)),
+    Mutant("gc-freeze-setting-ignored", "the app freezes the heap whatever its gc.freeze setting says",
+           "updown/server/app.py",
+           '''collector = GcPolicy(freeze=settings.gc.freeze,''',
+           '''collector = GcPolicy(freeze=True,''',
+           ("tests/test_gc_policy.py::test_the_app_freezes_after_start_up_as_its_setting_says",)),
 ]
 
 
