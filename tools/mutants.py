@@ -390,7 +390,7 @@ MUTANTS = [
     Mutant("euchre-play-all-keeps-best", "a finished trick's winning card is kept into the next trick",
            "updown/batched/euchre.py",
            '''        self.leader[g] = w
-        best[g] = 0''',
+        self.best[g] = 0''',
            '''        self.leader[g] = w''',
            ("tests/test_batched_differential.py::test_euchre_matches_the_scalar_engine",)),
     Mutant("euchre-repeats-discards", "worlds loaded k times each get their discards in the wrong order",

@@ -483,8 +483,11 @@ class BatchedEuchre(BatchedGame):
         self.turn[idx] = np.where(complete, best & 3, NEXT[self.skip4[idx] + seat])
         if not complete.any():
             return
-        g = idx[complete]
-        w = best[complete] & 3
+        self._close_tricks(idx[complete], best[complete] & 3)
+
+    def _close_tricks(self, g: IntArray, w: IntArray) -> None:
+        """The tricks of games ``g`` are complete, won by seats ``w``: count them, lead the next
+        from the winner, clear the table, and end the deals that have no trick left."""
         self.won[g * 4 + w] += 1
         self.leader[g] = w
         self.best[g] = 0
@@ -514,18 +517,7 @@ class BatchedEuchre(BatchedGame):
             return
         self.turn = np.where(complete, best & 3, NEXT[self.skip4 + seat])
         g = np.flatnonzero(complete)
-        w = best[g] & 3
-        self.won[g * 4 + w] += 1
-        self.leader[g] = w
-        best[g] = 0
-        led24[g] = -1
-        left[g] = self.nactive[g]
-        self.table[((g * 4)[:, None] + _SEATS).reshape(-1)] = -1
-        tricks = self.tricks[g] + 1
-        self.tricks[g] = tricks
-        over = g[tricks == E.HAND]
-        if len(over):
-            self._end_deal(over)
+        self._close_tricks(g, best[g] & 3)
 
     def _end_deal(self, idx: IntArray) -> None:
         won = self.won[(idx * 4)[:, None] + _SEATS]
