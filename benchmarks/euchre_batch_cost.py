@@ -18,6 +18,7 @@ most time of their own). Compare two trees by running it in each, alternately.
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import importlib.util
 import os
@@ -46,18 +47,13 @@ def _positions(count: int) -> list[tuple[Any, int]]:
 
 
 def main(argv: list[str]) -> None:
-    args = list(argv)
-    profile = "--profile" in args
-    if profile:
-        args.remove("--profile")
-    flags = {"--worlds": "100", "--rounds": "2"}
-    for flag in list(flags):
-        if flag in args:
-            i = args.index(flag)
-            flags[flag] = args[i + 1]
-            del args[i:i + 2]
-    count = int(args[0]) if args else 150
-    worlds, rounds = int(flags["--worlds"]), int(flags["--rounds"])
+    parser = argparse.ArgumentParser(description="A Euchre decision's batched playouts in CPU time.")
+    parser.add_argument("positions", nargs="?", type=int, default=150)
+    parser.add_argument("--worlds", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--profile", action="store_true", help="a cProfile of one more round")
+    opts = parser.parse_args(argv)
+    count, worlds, rounds, profile = opts.positions, opts.worlds, opts.rounds, opts.profile
     import updown.games.euchre as engine
 
     print(f"euchre batch cost: {count} positions, {worlds} worlds; engine {engine.__file__}; "

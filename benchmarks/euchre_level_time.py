@@ -15,6 +15,7 @@ names the engine module imported (compiled or pure).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import os
 import random
@@ -38,19 +39,17 @@ def _load(name: str) -> Any:
 
 
 def main(argv: list[str]) -> None:
-    args = list(argv)
-    flags = {"--positions": "300", "--seed": "3"}
-    for flag in list(flags):
-        if flag in args:
-            i = args.index(flag)
-            flags[flag] = args[i + 1]
-            del args[i:i + 2]
-    specs = args or ["normal", "hard"]
+    parser = argparse.ArgumentParser(description="Whether the Euchre levels keep their time at their own budgets.")
+    parser.add_argument("levels", nargs="*", default=["normal", "hard"])
+    parser.add_argument("--positions", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=3)
+    opts = parser.parse_args(argv)
+    specs = opts.levels
     import updown.games.euchre as engine
 
-    print(f"euchre levels at their own budget (wall clock): {flags['--positions']} positions; engine "
+    print(f"euchre levels at their own budget (wall clock): {opts.positions} positions; engine "
           f"{engine.__file__}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    positions = _load("euchre_load").positions(int(flags["--positions"]), seed=int(flags["--seed"]))
+    positions = _load("euchre_load").positions(opts.positions, seed=opts.seed)
     strength = _load("bots_strength")
     classes: dict[str, type] = {}
 
