@@ -151,15 +151,46 @@ def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
         s.close()
 
 
+class Tab:
+    """Ann's socket, once the server is done with its connection's start (see :func:`_socket`);
+    what it sent meanwhile is read first."""
+
+    def __init__(self, ws: WebSocketTestSession, early: list[dict[str, Any]]):
+        self.ws = ws
+        self.early = early
+
+    def receive_json(self) -> dict[str, Any]:
+        if self.early:
+            return self.early.pop(0)
+        message: dict[str, Any] = self.ws.receive_json()
+        return message
+
+    def send_json(self, message: dict[str, Any]) -> None:
+        self.ws.send_json(message)
+
+
 @contextmanager
-def _socket(site: Site) -> Iterator[WebSocketTestSession]:
+def _socket(site: Site) -> Iterator[Tab]:
     with site.client.websocket_connect(f"/ws/tables/{site.table}") as ws:
         hello = ws.receive_json()
         assert hello["type"] == "hello" and hello["seat"] == 0
-        yield ws
+        # The server goes on after its hello: the first frame, then the table's change announced and
+        # its driver kicked (which reads the stored steps). The socket answers a ping only once that
+        # is done; before, a quiet could miss the driver that kick starts, which would then read the
+        # steps the test stores "elsewhere" (the table not behind: it failed so in a CI run).
+        ws.send_json({"type": "ping", "id": "settled"})
+        early: list[dict[str, Any]] = []
+        for _ in range(500):
+            msg: dict[str, Any] = ws.receive_json()
+            if msg["type"] == "pong" and msg.get("id") == "settled":
+                break
+            early.append(msg)
+        else:
+            raise AssertionError("no pong in 500 messages")
+        yield Tab(ws, early)
 
 
-def _until(ws: WebSocketTestSession, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+def _until(ws: Tab, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     for _ in range(500):
         msg: dict[str, Any] = ws.receive_json()
         if done(msg):
@@ -167,15 +198,20 @@ def _until(ws: WebSocketTestSession, done: Callable[[dict[str, Any]], bool]) -> 
     raise AssertionError("no such message in 500")
 
 
-def _answer(ws: WebSocketTestSession, cid: str) -> dict[str, Any]:
+def _answer(ws: Tab, cid: str) -> dict[str, Any]:
     return _until(ws, lambda m: m.get("id") == cid and m["type"] in ("ack", "error"))
 
 
-def _within(ws: WebSocketTestSession, done: Callable[[dict[str, Any]], bool], seconds: float = 20.0
-            ) -> dict[str, Any] | None:
+def _within(tab: Tab, done: Callable[[dict[str, Any]], bool], seconds: float = 20.0) -> dict[str, Any] | None:
     """The first message for which ``done`` holds, or None if none came within ``seconds`` (the
     test client's receive has no timeout: its stream is read here with one)."""
     import anyio
+
+    while tab.early:
+        msg = tab.early.pop(0)
+        if done(msg):
+            return msg
+    ws = tab.ws
 
     async def receive() -> dict[str, Any] | None:
         with anyio.move_on_after(seconds):
