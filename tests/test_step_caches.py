@@ -7,7 +7,6 @@ through whole games and through every change of the seats, the status and the re
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ import pytest
 from updown.core.registry import get_game
 from updown.i18n import translator
 from updown.i18n.events import describe as describe_event
-from updown.server.live import SPECTATOR, Live
+from updown.server.live import SPECTATOR, Live, encode
 from updown.server.models import Seat, Table
 from updown.server.store import StepRow
 
@@ -36,7 +35,7 @@ def _live(game_id: str, players: int = 4) -> Live:
 
 
 def fresh_table(live: Live) -> str:
-    return json.dumps({"type": "table", "table": live.public()})
+    return encode({"type": "table", "table": live.public()})
 
 
 def fresh_lines(live: Live, events: list[dict[str, Any]], lang: str) -> list[str]:

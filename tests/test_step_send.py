@@ -1,8 +1,8 @@
 """The step path's sending side (issue 35) changes nothing a client receives.
 
-Every message is encoded by ``live.encode`` (one encoder without the circular-reference check):
-through whole games of all four games, each frame, snapshot and ``table`` message a broadcast sends
-is the very text ``json.dumps`` gives. And the driving loop is started after a step only when it
+Every message is encoded by ``live.encode`` (orjson: compact, non-ASCII as UTF-8): through whole
+games of all four games, each frame, snapshot and ``table`` message a broadcast sends is one line of
+valid JSON whose value is the value of ``json.dumps``'s text for the same message. And the driving loop is started after a step only when it
 has something to do (chance or a bot next): a person's turn starts no task, a bot's or chance's does,
 and the loop then plays on to the next person as before.
 """
@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from updown.core.frozen import freeze
+from updown.server import live as live_module
 from updown.server.live import SPECTATOR, Live, encode
 from updown.server.models import Seat, Table
 
@@ -64,9 +66,26 @@ def _live(game_id: str, kinds: list[str] | None = None) -> Live:
     return live
 
 
+def _same_value(text: str, message: Any) -> None:
+    """``text`` is one line of valid JSON, UTF-8 throughout, and decodes to the value the former
+    encoding (``json.dumps``) of ``message`` decodes to."""
+    assert "\n" not in text and "\r" not in text
+    text.encode("utf-8")  # no lone surrogates
+    assert json.loads(text) == json.loads(json.dumps(message))
+
+
 @pytest.mark.parametrize("game_id", GAMES)
-def test_every_message_of_a_broadcast_is_the_text_json_dumps_gives(game_id: str) -> None:
+def test_every_message_of_a_broadcast_is_valid_json_of_the_value_json_dumps_gives(
+        game_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[str] = []
+    encoded: dict[str, Any] = {}
+
+    def recording(message: Any) -> str:
+        text = encode(message)
+        encoded[text] = json.loads(json.dumps(message))  # the message's value, as the former encoding gave it
+        return text
+
+    monkeypatch.setattr(live_module, "encode", recording)
     live = _live(game_id)
     live.conns.update([*(_Conn(i, sent) for i in range(4)), _Conn(SPECTATOR, sent, "de")])
     async def play() -> int:
@@ -79,11 +98,26 @@ def test_every_message_of_a_broadcast_is_the_text_json_dumps_gives(game_id: str)
     for text in sent:
         message = json.loads(text)
         kinds.add(message["type"])
-        assert text == json.dumps(message), message["type"]  # the same text, byte for byte
+        assert text in encoded, message["type"]  # every message sent went through live.encode
+        _same_value(text, encoded[text])
     assert kinds == {"snapshot", "frame", "table"}
     assert len(sent) > 5 * actions // 2
-    # Non-ASCII text (the event lines' suits and names) is escaped as json.dumps escapes it.
-    assert encode({"x": "♥ Zé", "n": [1.5, None, True]}) == json.dumps({"x": "♥ Zé", "n": [1.5, None, True]})
+    # German event lines have non-ASCII text, sent as UTF-8, not as \u escapes.
+    assert any("ü" in text or "ä" in text or "ö" in text or "♥" in text for text in sent)
+
+
+def test_encode_is_compact_utf8_json_of_the_same_values() -> None:
+    message = {"type": "frame", "x": "♥ Zé", "n": [1.5, None, True, -3, 10**15], "nested": {"a": []},
+               "frozen": freeze({"hand": [1, 2], "log": [{"e": "play"}]}), "t": (1, 2)}
+    text = encode(message)
+    assert text == '{"type":"frame","x":"♥ Zé","n":[1.5,null,true,-3,1000000000000000],"nested":{"a":[]},' \
+                   '"frozen":{"hand":[1,2],"log":[{"e":"play"}]},"t":[1,2]}'
+    _same_value(text, message)
+    # Integer keys become string keys, as json.dumps makes them.
+    assert json.loads(encode({1: "a", 2: {3: None}})) == json.loads(json.dumps({1: "a", 2: {3: None}}))
+    # A value JSON has no form for is refused, naming its type (never sent as something else).
+    with pytest.raises(TypeError, match="set"):
+        encode({"type": "frame", "legal": {1, 2}})
 
 
 def test_a_step_starts_the_driving_loop_only_when_chance_or_a_bot_is_next() -> None:

@@ -20,6 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from updown.bots import bot_names, make_bot
 from updown.core.errors import UpdownError
 from updown.core.protocol import Game, State
@@ -50,11 +52,15 @@ LINES_KEPT = 20_000
 """At most this many event lines a language kept by a table (a long match's log is some thousands)."""
 CHAT_MISSING = "the chat could not be read: the database cannot be reached; ask again in a moment"
 """Said by a record given without its chat (the game in it is whole)."""
-encode: Callable[[Any], str] = json.JSONEncoder(check_circular=False).encode
-"""A message as sent: the same text as ``json.dumps`` (the same encoder, the same defaults) without
-its check for circular references, which keeps a dict of every container it enters. A message is
-built fresh from views, lists and dicts that never contain themselves; the check was an eighth of
-the encoding's time (about 2 of 15 us a frame). One encoder, not one made at each call."""
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+def encode(message: Any) -> str:
+    """A message as sent: compact JSON on one line, non-ASCII text as UTF-8 (orjson: about 1.7 us a
+    UP&DOWN frame against 13 for the standard library's encoder). The values are those of
+    ``json.dumps`` (dicts with integer keys get string keys, as there); a value JSON has no form
+    for is a ``TypeError`` naming its type."""
+    return orjson.dumps(message, option=_ORJSON_OPTIONS).decode()
 
 
 class ActionError(Exception):
