@@ -383,7 +383,8 @@ def test_settle_ends_a_clear_decision_after_its_first_batch(monkeypatch: pytest.
     gap = [2.0]
     batches: list[int] = []
 
-    def margins(drawn: Any, seat: int, legal: Any, tricks: int, *, rng: Any, view: Any = None) -> Any:
+    def margins(drawn: Any, seat: int, legal: Any, tricks: int, *, rng: Any, view: Any = None,
+                rule: str = "greedy") -> Any:
         clock[0] += 0.004  # each batch takes 4 ms
         batches.append(len(drawn))
         m = rng.normal(size=(len(drawn), len(legal)))

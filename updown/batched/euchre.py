@@ -92,6 +92,70 @@ def _pick(cands: BitArray, keys: IntArray) -> IntArray:
     return out
 
 _BAND: BitArray = np.array([0, E.DISCARD, E.PASS], dtype=U64)
+
+# -- the smart rule's tables (``BatchedEuchre.smart_actions``: the scalar ``greedy`` bot's choices) --
+_RANK: IntArray = np.array([c % 6 for c in range(NUM_CARDS)], dtype=np.int64)
+"""A card's rank in its suit: 9, 10, J, Q, K, A as 0 to 5."""
+_ACES: BitArray = np.array([sum(1 << c for c in range(NUM_CARDS) if c % 6 == 5 and E.EFF[t][c] != t) for t in range(4)],
+                           dtype=U64)
+"""``_ACES[trump]``: the off-suit aces."""
+_HIGHER: BitArray = np.array(
+    [[sum(1 << u for u in range(NUM_CARDS) if E.EFF[t][u] == E.EFF[t][c] and u % 6 > c % 6) for c in range(NUM_CARDS)]
+     for t in range(4)], dtype=U64)
+"""``_HIGHER[trump, card]``: the cards of the card's effective suit of a higher rank (for an
+off-suit card: the cards that beat it in its suit)."""
+_VAL20: IntArray = np.array(
+    [[(60 if E.SUIT[c] == t else 50) if c % 6 == E.JACK and E.EFF[t][c] == t
+      else {0: 20, 1: 24, 3: 28, 4: 32, 5: 40}[c % 6] if E.EFF[t][c] == t
+      else 20 if c % 6 == 5 else 0 for t in range(4)] for c in range(NUM_CARDS)],
+    dtype=np.int64)
+"""``_VAL20[card, trump]``: the card's worth to a hand bidding ``trump``, in twentieths (the
+``greedy`` bot's strength: right bower 3, left 2.5, ace 2, king 1.6, queen 1.4, 10 1.2, 9 1 as
+trumps, an off-suit ace 1), so the sums and halves are exact integers."""
+_MAKE20, _NAME20, _ALONE20, _VOID20 = 150, 140, 260, 12
+"""Make trump at 7.5 (round 1) or 7 (round 2), alone at 13; 0.6 a void with two trumps or more."""
+_LOW = np.int64(-(1 << 40))
+_ALL24 = U64((1 << NUM_CARDS) - 1)
+
+
+def _bits(cards: BitArray) -> npt.NDArray[np.uint8]:
+    """``(games, 24)``: each game's card mask as 0/1 bytes."""
+    return np.unpackbits(cards.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)[:, :3], axis=1,
+                         bitorder="little")
+
+
+def _best(cands: BitArray, keys: IntArray) -> IntArray:
+    """Per game, the card of the mask ``cands`` with the largest key (``keys``: ``(games, 24)`` or
+    ``(24,)``), the lowest card among equal keys (an empty mask: card 0)."""
+    out: IntArray = np.where(_bits(cands).astype(bool), keys, _LOW).argmax(axis=1)
+    return out
+
+
+def strengths(hand: BitArray) -> IntArray:
+    """``(games, 4)``: each hand's strength with each suit as trump, in twentieths: the ``greedy``
+    bot's :func:`updown.bots.euchre_greedy.strength` (trumps, off-suit aces, and 0.6 a void in
+    an off suit when holding two trumps or more)."""
+    val = _bits(hand).astype(np.int64) @ _VAL20
+    present = (hand[:, None] & SUITBITS[None, :]) != 0  # (games, trump * 4 + suit)
+    n_trumps = popcount(hand[:, None] & SUITBITS[_SEATS * 5][None, :])
+    off_present = present.reshape(-1, 4, 4).sum(axis=2) - present[:, _SEATS * 5]
+    out: IntArray = val + np.where(n_trumps >= 2, _VOID20 * (3 - off_present), 0)
+    return out
+
+
+def smart_discard(hand: BitArray, trump: IntArray, keep: IntArray) -> IntArray:
+    """The ``greedy`` bot's discard (:func:`updown.bots.euchre_greedy.discard_choice`) per game: of
+    ``hand`` less ``keep``, a losing off-suit card (a non-ace first, one that leaves a void first,
+    then the lowest rank), a trump (the weakest) only when all are trumps."""
+    t = trump & 3
+    cands = hand & ~BIT[keep & 63]
+    off = cands & ~_TRUMPBITS[t]
+    counts = popcount(hand[:, None] & SUITBITS[(t * 4)[:, None] + _SEATS[None, :]])
+    single = (SUITBITS[(t * 4)[:, None] + _SEATS[None, :]] * (counts == 1)).sum(axis=1, dtype=U64)
+    key = -((_RANK == 5) * 100 + (1 - _bits(single).astype(np.int64)) * 10 + _RANK)
+    weakest = _best(cands, -_ROWS[16 + t])
+    return np.where(off != 0, _best(off, key), weakest)
+
 _SEATS = np.arange(4, dtype=np.int64)
 
 
@@ -144,6 +208,10 @@ class BatchedEuchre(BatchedGame):
     _scalar = E.GAME
     _over = OVER
     players = 4
+    rule: str = "greedy"
+    """The playout rule of :meth:`playout_actions` and :meth:`greedy_to_deal_end`: ``greedy`` (the
+    simple rule, :meth:`greedy_actions`) or ``smart`` (the ``greedy`` bot's, :meth:`smart_actions`).
+    Set it on a batch after building it."""
 
     def __init__(
         self,
@@ -332,8 +400,116 @@ class BatchedEuchre(BatchedGame):
         cands = np.where(cheap, beats, np.where(lead_off, off, small))
         return _pick(cands, np.where(throw, 40, np.where(cheap, 20, 0)) + row)
 
+    def smart_actions(self) -> IntArray:
+        """The scalar ``greedy`` bot's choices (:class:`updown.bots.euchre_greedy.EuchreGreedy`) per
+        game, -1 for games over: the playout rule ``rule="smart"`` (issue 33, tenth pass). Bids by
+        the bot's strength (trumps, off-suit aces, voids; the up-card for or against the dealer's
+        team in round 1, the dealer's after its discard), alone with a near-certain march; its
+        discard; leads that draw trump while it pays and cash winners; second hand low unless it
+        can win safely, a partner's card trusted when nobody after can beat it. It reads the cards
+        played this deal (what the bot reads from its view's log); the bot's strengths are in
+        twentieths here, so its floating-point sums can differ from these exact ones at a bid's
+        threshold only."""
+        phase = self.phase
+        out = np.full(self.n, -1, dtype=np.int64)
+        is_play = phase == PLAY
+        if is_play.any():
+            out = np.where(is_play, self._smart_play(), out)
+        if is_play.all():
+            return out
+        hand = self.hands[self._all4 + self.turn]
+        up = self.upcard & 63
+        is_discard = phase == DISCARD
+        if is_discard.any():
+            out = np.where(is_discard, E.DISCARD + smart_discard(hand, self.trump, up), out)
+        dealer = self.turn == self.dealer
+        bid1 = phase == BID1
+        if bid1.any():
+            t = SUIT_T[up]
+            mine = np.where(dealer, (hand | BIT[up]) & ~BIT[smart_discard(hand | BIT[up], t, up)], hand)
+            worth = _VAL20[up, t] // 2
+            side = np.where(dealer, 0, np.where(((self.dealer - self.turn) & 1) == 0, worth, -worth))
+            s = strengths(mine)[self._all, t] + side
+            losers = mine & ~_TRUMPBITS[t] & ~_ACES[t]
+            alone = (s >= _ALONE20) & (losers == 0) & (self.turn != ((self.dealer + 2) & 3))
+            make = np.where(dealer, np.where(alone, E.PICK_UP_ALONE, E.PICK_UP),
+                            np.where(alone, E.ORDER_UP_ALONE, E.ORDER_UP))
+            out = np.where(bid1, np.where(alone | (s >= _MAKE20), make, E.PASS), out)
+        bid2 = phase == BID2
+        if bid2.any():
+            st = strengths(hand)
+            st[self._all, SUIT_T[up]] = _LOW
+            best = st.argmax(axis=1)
+            s = st[self._all, best]
+            losers = hand & ~_TRUMPBITS[best] & ~_ACES[best]
+            alone = (s >= _ALONE20) & (losers == 0)
+            must = dealer & self.options.stick_the_dealer
+            name = np.where(alone, E.NAME_ALONE + best, E.NAME + best)
+            out = np.where(bid2, np.where(alone | (s >= _NAME20) | must, name, E.PASS), out)
+        out = np.where(phase == DEFEND, E.PASS, out)
+        return np.where(phase == OVER, -1, out)
+
+    def _smart_play(self) -> IntArray:
+        """:meth:`smart_actions`' card in every game in play (the entries of other games mean
+        nothing)."""
+        small, _ = self._legal_small()
+        t = self.trump & 3
+        led24 = self.led24
+        best = self.best
+        turn = self.turn
+        hand = self.hands[self._all4 + turn]
+        played = np.bitwise_or.reduce(self.played().reshape(-1, 4), axis=1)
+        hidden_up = np.where(self.up_taken, U64(0), BIT[self.upcard & 63])
+        unseen = _ALL24 & ~hand & ~played & ~hidden_up
+        following = led24 >= 0
+        row = np.where(following, t * 4 + led24 // 24, 16 + t)
+        top = best >> 2
+        above = _BEATS[row * 41 + top]
+        beats = small & above
+        last = self.left == 1
+        # following: a partner's winning card is trusted when last or no unseen card beats it; else
+        # the cheapest winner that no unseen card beats (not last), else the cheapest winner; a
+        # throw (the cheapest card to lose) when nothing wins
+        partner = ((best & 3) == ((turn + 2) & 3)) & (top > 0)
+        trust = partner & (last | ((unseen & above) == 0))
+        strongest_unseen = _pick(unseen, row)
+        upow = np.where(unseen != 0, _ROWS.reshape(-1)[row * NUM_CARDS + strongest_unseen], 0)
+        safe = beats & _BEATS[row * 41 + upow]
+        win = np.where(last | (safe == 0), beats, safe)
+        throw = trust | (beats == 0)
+        follow = _pick(np.where(throw, small, win), np.where(throw, 40, 20) + row)
+        if following.all():
+            return follow
+        # leading: the makers draw trump with their highest while it is the highest left, or while
+        # they hold two trumps or more and the others have some; then an off-suit ace, the highest
+        # off-suit card nobody unseen beats in its suit, the lowest off-suit card; with trumps only,
+        # the makers their highest, the defenders their lowest
+        trumps = small & _TRUMPBITS[t]
+        off = small & ~_TRUMPBITS[t]
+        makers = (turn & 1) == (self.maker & 1)
+        top_trump = _pick(trumps, 16 + t)
+        others = unseen & _TRUMPBITS[t]
+        boss = (others & _BEATS[(16 + t) * 41 + _ROWS[16 + t, top_trump]]) == 0
+        draw = makers & (trumps != 0) & (others != 0) & (boss | (popcount(trumps) >= 2))
+        aces = off & _ACES[t]
+        bosses = (_bits(off).astype(bool) & ((_HIGHER[t] & unseen[:, None]) == 0)).astype(np.uint8)
+        boss_off = np.packbits(bosses, axis=1, bitorder="little")
+        boss_bits = (boss_off[:, 0].astype(U64) | (boss_off[:, 1].astype(U64) << U64(8))
+                     | (boss_off[:, 2].astype(U64) << U64(16)))
+        lead = np.where(
+            draw, top_trump, np.where(
+                aces != 0, _best(aces, np.zeros(NUM_CARDS, dtype=np.int64)), np.where(
+                    boss_bits != 0, _best(boss_bits, _RANK), np.where(
+                        off != 0, _best(off, -_RANK), np.where(makers, top_trump, _pick(trumps, 36 + t))))))
+        return np.where(following, follow, lead)
+
+    def playout_actions(self) -> IntArray:
+        """The playout rule's actions: :meth:`greedy_actions`, or with ``rule="smart"``
+        :meth:`smart_actions`."""
+        return self.smart_actions() if self.rule == "smart" else self.greedy_actions()
+
     def greedy_to_deal_end(self, deal: IntArray | None = None) -> None:
-        """Play every game by :meth:`greedy_actions` while its deal number is ``deal``'s (by default
+        """Play every game by :meth:`greedy_actions` (with ``rule="smart"``: :meth:`smart_actions`) while its deal number is ``deal``'s (by default
         the one it is at; a game already past it does not move) and it is not over: the same games
         and the same draws from the generator as stepping ``greedy_actions()`` with -1 for the games
         whose deal is over, in fewer numpy calls. The rule's actions are legal by construction, so
@@ -343,17 +519,21 @@ class BatchedEuchre(BatchedGame):
         if deal.shape != (self.n,):
             raise ValueError(f"greedy_to_deal_end takes one deal number per game: shape ({self.n},), not {deal.shape}")
         over = OVER
+        smart = self.rule == "smart"
         while True:
             phase = self.phase
             live = (self.deal_no == deal) & (phase != over)
             if live.all():
-                a = self._greedy_play() if (phase == PLAY).all() else self.greedy_actions()
+                if smart:
+                    a = self.smart_actions()
+                else:
+                    a = self._greedy_play() if (phase == PLAY).all() else self.greedy_actions()
                 self._legal = None
                 self._apply(live, a)
                 continue
             if not live.any():
                 return
-            a = self.greedy_actions()
+            a = self.smart_actions() if smart else self.greedy_actions()
             a[~live] = -1
             self._legal = None
             self._apply(live, a)

@@ -150,7 +150,7 @@ def deal_points(tricks: IntArray, alone: npt.NDArray[np.bool_], lone_defence: np
 
 def endgame_margins(
     worlds: Sequence[State], seat: int, actions: Sequence[int], tricks: int, *, rng: np.random.Generator,
-    view: View | None = None,
+    view: View | None = None, rule: str = "greedy",
 ) -> npt.NDArray[np.float64]:
     """``(len(worlds), len(actions))``: ``seat``'s margin over the deal in each world after each
     action, as :func:`updown.batched.playout.deal_margins` measures it with ``greedy`` playouts,
@@ -160,7 +160,12 @@ def endgame_margins(
 
     ``view``: the seat's view the worlds were drawn from, so that the batch reads the public state
     once from it and each world gives only the other seats' hands
-    (``BatchedEuchre.from_states(..., view=view)``); the batch is the same as without it."""
+    (``BatchedEuchre.from_states(..., view=view)``); the batch is the same as without it.
+
+    ``rule``: the playouts' rule (``BatchedEuchre.rule``): ``greedy`` or ``smart`` (the ``greedy``
+    bot's choices)."""
+    if rule not in ("greedy", "smart"):
+        raise ValueError(f"the playout rule is 'greedy' or 'smart', not {rule!r}")
     for world in worlds:
         if world.is_chance() or world.is_terminal() or seat not in world.actors():
             raise ValueError(f"the worlds are not all at a decision of seat {seat}")
@@ -173,6 +178,7 @@ def endgame_margins(
         rng.integers(1 << 62)  # batch_from_states's draw for chance steps: the same generator after it
         batch = BatchedEuchre.from_states(worlds, rng=rng, view=view, repeats=k)
     assert isinstance(batch, BatchedEuchre)
+    batch.rule = rule
     deal = batch.deals()
     start = batch.scores()
     batch.step(np.tile(np.asarray(actions, dtype=np.int64), len(worlds)))
@@ -183,7 +189,7 @@ def endgame_margins(
         live = (batch.deals() == deal) & ~batch.done & ~((batch.phase == PLAY) & (batch.tricks >= end_at))
         if not live.any():
             break
-        a = batch.greedy_actions()
+        a = batch.playout_actions()
         a[~live] = -1
         batch.step(a)
     gain = (batch.scores() - start).astype(np.float64)

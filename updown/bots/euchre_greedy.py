@@ -384,6 +384,10 @@ class EuchreNormal(PimcBot):
     """Worlds read from the others' bids as the rule bids (:class:`BidReadWorlds`)."""
     miss: float = 0.2
     """With ``read_bids``: the weight of a bid the rule would not have made with a world's hand."""
+    playout: str = "greedy"
+    """The playouts' rule (``BatchedEuchre.rule``): ``greedy``, the batched engine's simple rule, or
+    ``smart``, the ``greedy`` bot's own choices in numpy (``BatchedEuchre.smart_actions``; issue 33,
+    tenth pass)."""
     endgame: int = 0
     """Solve the deal's last this many tricks exactly in each world (double dummy,
     :mod:`updown.bots.euchre_endgame`) instead of playing them on by the greedy rule; 0: off."""
@@ -478,7 +482,8 @@ class EuchreNormal(PimcBot):
         began = time.perf_counter()
         drawn = [sampler.draw(self.rng) for _ in range(n)]
         # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
-        margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view)
+        margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view,
+                                  rule=self.playout)
         values = summarise(margins)
         if self.first is not None and self._view is not None and self.milliseconds is not None:
             _PACE.setdefault(type(self), PaceModel()).add(playout_steps(self._view), n * len(legal), n,
