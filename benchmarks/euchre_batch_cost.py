@@ -1,6 +1,7 @@
 """What a Euchre level's playouts cost a decision: CPU time of one batch, loading and all.
 
     .venv/bin/python -P benchmarks/euchre_batch_cost.py [POSITIONS] [--worlds N] [--rounds R] [--profile]
+        [--rules greedy,smart]
 
 Positions: ``POSITIONS`` (150) decisions with a choice from greedy single deals (seeded, as in
 ``euchre_load.py``). At each, ``N`` worlds (100) are drawn from the seat's view; then, ``R``
@@ -13,7 +14,9 @@ are CPU seconds of this process (``time.process_time``), so the machine's load c
 report gives the mean per decision of each round and names the engine module imported (run it
 with a clone's directory first on ``sys.path`` to measure that clone: ``PYTHONPATH=$d python -P
 $d/benchmarks/...``). With ``--profile``, a cProfile of one more round (the 25 functions with the
-most time of their own). Compare two trees by running it in each, alternately.
+most time of their own). Compare two trees by running it in each, alternately. ``--rules
+greedy,smart``: each round measures the playouts once per playout rule (``BatchedEuchre.rule``),
+in that order, on the same worlds drawn afresh for each (the first rule alone by default).
 """
 
 from __future__ import annotations
@@ -52,7 +55,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--worlds", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", action="store_true", help="a cProfile of one more round")
+    parser.add_argument("--rules", default="greedy", help="the playout rules to measure, comma-separated")
     opts = parser.parse_args(argv)
+    rules = opts.rules.split(",")
+    for rule in rules:
+        if rule not in ("greedy", "smart"):
+            parser.error(f"a playout rule is greedy or smart, not {rule!r}")
     count, worlds, rounds, profile = opts.positions, opts.worlds, opts.rounds, opts.profile
     import updown.games.euchre as engine
 
@@ -70,15 +78,21 @@ def main(argv: list[str]) -> None:
             sets.append([sampler.draw(rng) for _ in range(worlds)])
         return sets
 
-    def playouts(sets: list[list[Any]]) -> None:
+    def playouts(sets: list[list[Any]], rule: str = rules[0]) -> None:
         for (view, seat, legal, _), w in zip(data, sets):
-            endgame_margins(w, seat, legal, 0, rng=np.random.default_rng(1), view=view)
+            endgame_margins(w, seat, legal, 0, rng=np.random.default_rng(1), view=view, rule=rule)
 
     def loading(sets: list[list[Any]]) -> None:
         for (view, _, _, _), w in zip(data, sets):
             BatchedEuchre.from_states(w, rng=np.random.default_rng(1), view=view)
 
     for r in range(rounds):
+        for rule in rules[1:]:
+            sets = drawn(r)
+            t = time.process_time()
+            playouts(sets, rule)
+            print(f"  round {r + 1}, rule {rule}: a decision's playouts "
+                  f"{1000 * (time.process_time() - t) / count:.2f} ms of CPU", flush=True)
         sets = drawn(r)
         t = time.process_time()
         playouts(sets)
@@ -87,7 +101,7 @@ def main(argv: list[str]) -> None:
         t = time.process_time()
         loading(sets)
         b = time.process_time() - t
-        print(f"  round {r + 1}: a decision's playouts {1000 * a / count:.2f} ms of CPU, of which loading "
+        print(f"  round {r + 1}, rule {rules[0]}: a decision's playouts {1000 * a / count:.2f} ms of CPU, of which loading "
               f"{1000 * b / count:.2f} ms (load average {os.getloadavg()[0]:.2f})", flush=True)
     if profile:
         prof = cProfile.Profile()
