@@ -27,6 +27,7 @@ class FakeGc:
         self.callbacks: list[Callable[[str, dict[str, Any]], None]] = []
         self.calls: list[str] = []
         self.frozen = 0
+        self.clock_reads = 0
         self.cpu = 0.0
         """The collecting thread's CPU clock (the policy's ``cpu_clock``), moved by each collection."""
 
@@ -46,6 +47,7 @@ class FakeGc:
         return self.frozen
 
     def clock(self) -> float:
+        self.clock_reads += 1
         return self.cpu
 
     def collection(self, generation: int, cpu: float = 0.3) -> None:
@@ -171,6 +173,8 @@ def test_the_metric_counts_every_collection_by_generation() -> None:
             fake.collection(generation)
         await turn()
         assert [timed(g) - counts[g] for g in range(3)] == [3, 1, 1]
+        # The CPU clock (a system call) is read only around the full collection, which it judges.
+        assert fake.clock_reads == 2
         await policy.stop()
 
     asyncio.run(main())
