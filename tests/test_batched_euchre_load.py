@@ -384,7 +384,7 @@ def test_settle_ends_a_clear_decision_after_its_first_batch(monkeypatch: pytest.
     batches: list[int] = []
 
     def margins(drawn: Any, seat: int, legal: Any, tricks: int, *, rng: Any, view: Any = None,
-                rule: str = "greedy") -> Any:
+                rule: str = "greedy", make: float = 7.5) -> Any:
         clock[0] += 0.004  # each batch takes 4 ms
         batches.append(len(drawn))
         m = rng.normal(size=(len(drawn), len(legal)))

@@ -26,9 +26,10 @@ from updown.games import euchre as E  # noqa: E402
 from updown.games.euchre import GAME  # noqa: E402
 
 RUNS = [
-    (300, 1, {"deals": 2}),
-    (200, 2, {"lone_defender": True, "deals": 2}),
-    (200, 3, {"stick_the_dealer": False, "deals": 2}),
+    (300, 1, {"deals": 2}, 7.5),
+    (200, 2, {"lone_defender": True, "deals": 2}, 7.5),
+    (200, 3, {"stick_the_dealer": False, "deals": 2}, 7.5),
+    (200, 4, {"deals": 2}, 6.0),
 ]
 
 
@@ -49,12 +50,20 @@ def _rounded_below(view: Any, seat: int) -> bool:
             values = [strength(hand, turned) + (0.5 * worth if (dealer - seat) % 2 == 0 else -0.5 * worth)]
     else:
         values = [strength(hand, t) for t in range(4) if t != turned]
-    return any(th - 1e-9 < v < th for v in values for th in (7.5, 7.0, 13.0))
+    from updown.bots.euchre_greedy import MAKE
+
+    return any(th - 1e-9 < v < th for v in values for th in (MAKE, MAKE - 0.5, 13.0))
 
 
-@pytest.mark.parametrize("n, seed, options", RUNS)
-def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, Any]) -> None:
+@pytest.mark.parametrize("n, seed, options, make", RUNS)
+def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, Any], make: float,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """(With the threshold ``make`` of the batch and the bot's ``MAKE`` alike.)"""
+    import updown.bots.euchre_greedy as level
+
+    monkeypatch.setattr(level, "MAKE", make)
     batch = BatchedEuchre(n, seed, options, record=True)
+    batch.make = make
     game = get_game("euchre")
     states = [game.new_state(4, batch.options) for _ in range(n)]
     fed = [0] * n
@@ -135,11 +144,15 @@ def test_greedy_to_deal_end_with_the_smart_rule_is_stepping_it() -> None:
     assert base.n > 500
 
 
-def test_the_playout_rule_is_checked() -> None:
+def test_the_playout_rule_and_threshold_are_checked() -> None:
     st = next(s for s in _positions({}, 1, seed=3) if not s.is_terminal())
     seat = st.actors()[0]
     with pytest.raises(ValueError, match="the playout rule is 'greedy' or 'smart', not 'clever'"):
         endgame_margins([st], seat, st.legal_actions(seat), 0, rng=np.random.default_rng(1), rule="clever")
+    batch = BatchedEuchre(4, seed=1)
+    batch.make = 6.01
+    with pytest.raises(ValueError, match="a multiple of 0.05, not 6.01"):
+        batch.smart_actions()
 
 
 def test_hard_with_the_smart_playouts_held_to_a_count_is_reproducible() -> None:

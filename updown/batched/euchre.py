@@ -112,8 +112,8 @@ _VAL20: IntArray = np.array(
 """``_VAL20[card, trump]``: the card's worth to a hand bidding ``trump``, in twentieths (the
 ``greedy`` bot's strength: right bower 3, left 2.5, ace 2, king 1.6, queen 1.4, 10 1.2, 9 1 as
 trumps, an off-suit ace 1), so the sums and halves are exact integers."""
-_MAKE20, _NAME20, _ALONE20, _VOID20 = 150, 140, 260, 12
-"""Make trump at 7.5 (round 1) or 7 (round 2), alone at 13; 0.6 a void with two trumps or more."""
+_ALONE20, _VOID20 = 260, 12
+"""Alone at 13; 0.6 a void with two trumps or more (the bid thresholds: ``BatchedEuchre.make``)."""
 _LOW = np.int64(-(1 << 40))
 _ALL24 = U64((1 << NUM_CARDS) - 1)
 
@@ -212,6 +212,9 @@ class BatchedEuchre(BatchedGame):
     """The playout rule of :meth:`playout_actions` and :meth:`greedy_to_deal_end`: ``greedy`` (the
     simple rule, :meth:`greedy_actions`) or ``smart`` (the ``greedy`` bot's, :meth:`smart_actions`).
     Set it on a batch after building it."""
+    make: float = 7.5
+    """The smart rule's bids: make trump at this strength in round 1 and half a point less in round 2
+    (the ``greedy`` bot's ``MAKE``), in twentieths of a point."""
 
     def __init__(
         self,
@@ -423,6 +426,9 @@ class BatchedEuchre(BatchedGame):
         if is_discard.any():
             out = np.where(is_discard, E.DISCARD + smart_discard(hand, self.trump, up), out)
         dealer = self.turn == self.dealer
+        make20 = round(self.make * 20)
+        if make20 != self.make * 20:
+            raise ValueError(f"the smart rule's make threshold is a multiple of 0.05, not {self.make!r}")
         bid1 = phase == BID1
         if bid1.any():
             t = SUIT_T[up]
@@ -434,7 +440,7 @@ class BatchedEuchre(BatchedGame):
             alone = (s >= _ALONE20) & (losers == 0) & (self.turn != ((self.dealer + 2) & 3))
             make = np.where(dealer, np.where(alone, E.PICK_UP_ALONE, E.PICK_UP),
                             np.where(alone, E.ORDER_UP_ALONE, E.ORDER_UP))
-            out = np.where(bid1, np.where(alone | (s >= _MAKE20), make, E.PASS), out)
+            out = np.where(bid1, np.where(alone | (s >= make20), make, E.PASS), out)
         bid2 = phase == BID2
         if bid2.any():
             st = strengths(hand)
@@ -445,7 +451,7 @@ class BatchedEuchre(BatchedGame):
             alone = (s >= _ALONE20) & (losers == 0)
             must = dealer & self.options.stick_the_dealer
             name = np.where(alone, E.NAME_ALONE + best, E.NAME + best)
-            out = np.where(bid2, np.where(alone | (s >= _NAME20) | must, name, E.PASS), out)
+            out = np.where(bid2, np.where(alone | (s >= make20 - 10) | must, name, E.PASS), out)
         out = np.where(phase == DEFEND, E.PASS, out)
         return np.where(phase == OVER, -1, out)
 

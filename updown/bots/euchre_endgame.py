@@ -150,7 +150,7 @@ def deal_points(tricks: IntArray, alone: npt.NDArray[np.bool_], lone_defence: np
 
 def endgame_margins(
     worlds: Sequence[State], seat: int, actions: Sequence[int], tricks: int, *, rng: np.random.Generator,
-    view: View | None = None, rule: str = "greedy",
+    view: View | None = None, rule: str = "greedy", make: float = 7.5,
 ) -> npt.NDArray[np.float64]:
     """``(len(worlds), len(actions))``: ``seat``'s margin over the deal in each world after each
     action, as :func:`updown.batched.playout.deal_margins` measures it with ``greedy`` playouts,
@@ -163,7 +163,7 @@ def endgame_margins(
     (``BatchedEuchre.from_states(..., view=view)``); the batch is the same as without it.
 
     ``rule``: the playouts' rule (``BatchedEuchre.rule``): ``greedy`` or ``smart`` (the ``greedy``
-    bot's choices)."""
+    bot's choices); ``make``: the smart rule's bid threshold (``BatchedEuchre.make``)."""
     if rule not in ("greedy", "smart"):
         raise ValueError(f"the playout rule is 'greedy' or 'smart', not {rule!r}")
     for world in worlds:
@@ -179,6 +179,7 @@ def endgame_margins(
         batch = BatchedEuchre.from_states(worlds, rng=rng, view=view, repeats=k)
     assert isinstance(batch, BatchedEuchre)
     batch.rule = rule
+    batch.make = make
     deal = batch.deals()
     start = batch.scores()
     batch.step(np.tile(np.asarray(actions, dtype=np.int64), len(worlds)))

@@ -388,6 +388,9 @@ class EuchreNormal(PimcBot):
     """The playouts' rule (``BatchedEuchre.rule``): ``greedy``, the batched engine's simple rule, or
     ``smart``, the ``greedy`` bot's own choices in numpy (``BatchedEuchre.smart_actions``; issue 33,
     tenth pass)."""
+    make: float = 7.5
+    """With ``playout="smart"``: the playouts' bid threshold (``BatchedEuchre.make``; the ``greedy``
+    bot's ``MAKE``, 7.5)."""
     endgame: int = 0
     """Solve the deal's last this many tricks exactly in each world (double dummy,
     :mod:`updown.bots.euchre_endgame`) instead of playing them on by the greedy rule; 0: off."""
@@ -483,7 +486,7 @@ class EuchreNormal(PimcBot):
         drawn = [sampler.draw(self.rng) for _ in range(n)]
         # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
         margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view,
-                                  rule=self.playout)
+                                  rule=self.playout, make=self.make)
         values = summarise(margins)
         if self.first is not None and self._view is not None and self.milliseconds is not None:
             _PACE.setdefault(type(self), PaceModel()).add(playout_steps(self._view), n * len(legal), n,
