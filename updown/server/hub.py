@@ -19,7 +19,7 @@ from typing import Any
 
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
-from updown.server.live import SPECTATOR, ActionError, Live
+from updown.server.live import SPECTATOR, ActionError, Live, encode
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
@@ -467,7 +467,7 @@ class Hub:
 
     async def _tell_clients(self) -> None:
         """Every client of this process hears that a service went away or came back."""
-        text = json.dumps(self.health.message())
+        text = encode(self.health.message())
         for live in list(self.lives.values()):
             for conn in list(live.conns):
                 try:
@@ -996,7 +996,7 @@ class Hub:
             rows = await asyncio.to_thread(self.store.chat, live.id, 0, CHAT_HISTORY + 1)
             more = len(rows) > CHAT_HISTORY
             rows = rows[-CHAT_HISTORY:]
-            await conn.send_text(json.dumps({"type": "chat", "history": True, "more": more,
+            await conn.send_text(encode({"type": "chat", "history": True, "more": more,
                                              "lines": [chat_line(r) for r in rows]}))
             conn.chat_seq = rows[-1].seq if rows else 0
 
@@ -1017,7 +1017,7 @@ class Hub:
                 if rows[-1].seq <= conn.chat_seq:
                     continue
                 if conn.chat_seq not in texts:
-                    texts[conn.chat_seq] = json.dumps({"type": "chat", "lines": [
+                    texts[conn.chat_seq] = encode({"type": "chat", "lines": [
                         chat_line(r) for r in rows if r.seq > conn.chat_seq]})
                 try:
                     await conn.send_text(texts[conn.chat_seq])
@@ -1059,7 +1059,7 @@ class Hub:
     async def watchers_changed(self, live: Live) -> None:
         """Send each socket of the table the watchers now if they changed for it, and tell the other
         processes when this process's own spectators changed."""
-        text = json.dumps(self.watchers_message(live))
+        text = encode(self.watchers_message(live))
         for conn in list(live.conns):
             if getattr(conn, "last_watchers", None) == text or getattr(conn, "chat_seq", None) is None:
                 continue
