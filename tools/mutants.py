@@ -424,6 +424,12 @@ MUTANTS = [
            '''collector = GcPolicy(freeze=settings.gc.freeze,''',
            '''collector = GcPolicy(freeze=True,''',
            ("tests/test_gc_policy.py::test_the_app_freezes_after_start_up_as_its_setting_says",)),
+    Mutant("lease-renewal-takes-held", "a lease renewal takes every running table, also one another process still holds",
+           "updown/server/store.py",
+           '''update(Table).where(Table.status == "running",
+                                    (Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None))''',
+           '''update(Table).where(Table.status == "running")''',
+           ("tests/test_lease_renewal.py::test_one_statement_renews_ours_and_takes_the_free_and_the_lapsed_only[sqlite]",)),
 ]
 
 

@@ -381,11 +381,9 @@ class Hub:
     async def _lease_loop(self) -> None:
         while True:
             try:
-                held: set[str] = set()
-                for table_id in await asyncio.to_thread(self.store.claimable, self.owner):
-                    if await asyncio.to_thread(self.store.claim, table_id, self.owner, LEASE):
-                        held.add(table_id)
-                        await self._own(table_id)
+                held = set(await asyncio.to_thread(self.store.renew_leases, self.owner, LEASE))
+                for table_id in held:
+                    await self._own(table_id)  # (nothing for a table already driven here)
                 for live in list(self.lives.values()):
                     if live.owned and (live.status != "running" or live.id not in held):
                         # Finished, or the lease ran out (the database was away longer than it)
