@@ -358,6 +358,16 @@ def test_german_and_portuguese_pages_leave_no_english(server: Server, browser: A
     assert english_left(page, lang) == []
     assert messages["Normal bot {n}"].replace("{n}", "2") in page.inner_text("[data-results]")
     shot(page, f"language-results-{lang}")
+    # The same results on a phone: the longer words of the language ("Wertungsänderung") fit in
+    # its width (once they did not, and the page scrolled sideways at a game's end).
+    phone = new_page(browser, server.base, lang=lang, **PHONE)
+    phone.context.add_cookies([{"name": k, "value": v, "url": server.base} for k, v in player.http.cookies.items()])
+    phone.goto(f"/t/{table['id']}")
+    phone.wait_for_selector("[data-results]")
+    width, out = sideways(phone)
+    shot(phone, f"language-results-phone-{lang}")
+    assert width <= PHONE["width"] and not out, (width, out)
+    phone.context.close()
     page.goto("/leaderboard/euchre")
     page.wait_for_selector("[data-player='bot:greedy']")
     assert page.inner_text("[data-player='bot:greedy']").startswith(messages["Greedy bot"])
