@@ -86,9 +86,7 @@ def _pick(cands: BitArray, keys: IntArray) -> IntArray:
     """Per game, the candidate card (of the mask ``cands``, which must not be empty) with the
     largest key in row ``keys`` of ``_KEYS``, the lowest card among equal keys: one product and
     one ``argmax`` over the 24 cards, in bytes."""
-    inside = np.unpackbits(cands.astype("<u8", copy=False).view(np.uint8).reshape(-1, 8)[:, :3], axis=1,
-                           bitorder="little")
-    out: IntArray = (_KEYS8[keys] * inside).argmax(axis=1)
+    out: IntArray = (_KEYS8[keys] * _bits(cands)).argmax(axis=1)
     return out
 
 _BAND: BitArray = np.array([0, E.DISCARD, E.PASS], dtype=U64)
