@@ -33,7 +33,7 @@ RUNS = [
 ]
 
 
-def _rounded_below(view: Any, seat: int) -> bool:
+def _rounded_below(view: Any, seat: int, make: float) -> bool:
     """Whether the bot's bid value (its floating-point strength, as ``_bid1`` and ``_bid2`` work it
     out) lies just below a threshold it equals exactly: 6.7 + 0.8 is 7.4999999999999991 in floats,
     7.5 in the batch's twentieths, the one place where the two may bid apart."""
@@ -50,18 +50,14 @@ def _rounded_below(view: Any, seat: int) -> bool:
             values = [strength(hand, turned) + (0.5 * worth if (dealer - seat) % 2 == 0 else -0.5 * worth)]
     else:
         values = [strength(hand, t) for t in range(4) if t != turned]
-    from updown.bots.euchre_greedy import MAKE
-
-    return any(th - 1e-9 < v < th for v in values for th in (MAKE, MAKE - 0.5, 13.0))
+    return any(th - 1e-9 < v < th for v in values for th in (make, make - 0.5, EuchreGreedy.alone))
 
 
 @pytest.mark.parametrize("n, seed, options, make", RUNS)
 def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, Any], make: float,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """(With the threshold ``make`` of the batch and the bot's ``MAKE`` alike.)"""
-    import updown.bots.euchre_greedy as level
-
-    monkeypatch.setattr(level, "MAKE", make)
+    """(With the threshold ``make`` of the batch and the bot's alike.)"""
+    monkeypatch.setattr(EuchreGreedy, "make", make)
     batch = BatchedEuchre(n, seed, options, record=True)
     batch.make = make
     game = get_game("euchre")
@@ -92,7 +88,7 @@ def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, 
             a = int(smart[g])
             assert a in legal and (int(legal_bits[g]) >> a) & 1, (g, a, legal)
             want = bots[seat].act(st.view(seat), legal)
-            if a != want and phase[g] in (BID1, BID2) and _rounded_below(st.view(seat), seat):
+            if a != want and phase[g] in (BID1, BID2) and _rounded_below(st.view(seat), seat, make):
                 rounded += 1
             elif a != want:
                 mismatches.append((step, g, phase[g], a, want))

@@ -85,6 +85,10 @@ def discard_choice(hand: Sequence[int], trump: int, keep: int) -> int:
 class EuchreGreedy(Bot):
     name = "greedy"
     description = "bids on trump strength and position, draws trump as maker, wins cheaply, trusts its partner"
+    make: float = MAKE
+    """Makes trump at this strength or more (in the second round at half a point less)."""
+    alone: float = ALONE
+    """Goes alone at this strength or more, with no losing off-suit card."""
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
@@ -118,9 +122,9 @@ class EuchreGreedy(Bot):
             mine = hand
             worth = strength([up], trump)
             s += 0.5 * worth if (dealer - me) % 2 == 0 else -0.5 * worth
-        if s >= ALONE and losers(mine, trump) == 0 and me != (dealer + 2) % 4:
+        if s >= self.alone and losers(mine, trump) == 0 and me != (dealer + 2) % 4:
             return PICK_UP_ALONE if me == dealer else ORDER_UP_ALONE
-        if s >= MAKE:
+        if s >= self.make:
             return PICK_UP if me == dealer else ORDER_UP
         return PASS
 
@@ -128,9 +132,9 @@ class EuchreGreedy(Bot):
         turned = SUIT[card_id(view["upcard"])]
         best = max((t for t in range(4) if t != turned), key=lambda t: strength(hand, t))
         s = strength(hand, best)
-        if s >= ALONE and losers(hand, best) == 0 and NAME_ALONE + best in legal:
+        if s >= self.alone and losers(hand, best) == 0 and NAME_ALONE + best in legal:
             return NAME_ALONE + best
-        if s >= MAKE - 0.5 or PASS not in legal:
+        if s >= self.make - 0.5 or PASS not in legal:
             return NAME + best
         return PASS
 
