@@ -50,6 +50,9 @@ CHAT_HISTORY = 100
 """Chat lines a new socket gets (the last ones); ``GET /api/tables/{id}/chat`` gives them all."""
 WATCHER_NAMES = 50
 """Names of spectators listed at most (all are counted)."""
+HEAR = 1.0
+"""Seconds a table's first load waits for Redis to confirm that its notes are heard here before
+reading it; if that takes longer, the table is read again once it is confirmed (:meth:`Hub.live`)."""
 
 
 def _step_rows(raw: object) -> list[StepRow]:
@@ -73,6 +76,18 @@ class Bus:
     """Tells the other server processes that a table changed. The local bus has nobody to tell."""
 
     async def start(self, hub: Hub) -> None:
+        return None
+
+    async def hear(self, table_id: str, timeout: float) -> bool:
+        """From now on, hear the other processes' notes about this table (a process hears only the
+        tables it holds in memory). True once that holds: every note published after this returns
+        reaches this process, so a read of the table from here on misses nothing. False if it does
+        not hold yet (Redis is away, or the listener busy for longer than ``timeout``): ask again
+        (:meth:`Hub._hear_late`); the listener subscribes to every table asked for when it is back."""
+        return True
+
+    async def forget(self, table_id: str) -> None:
+        """Stop hearing a table's notes (one :meth:`hear` asked for, that turned out not to exist)."""
         return None
 
     async def publish(self, table_id: str, steps: Sequence[StepRow] = ()) -> None:
@@ -114,30 +129,65 @@ class Bus:
 
 
 class RedisBus(Bus):
-    """Broadcasts through Redis pub/sub: every process hears which table changed, then reads the
-    new steps from the shared database and sends its own clients their frames.
+    """Broadcasts through Redis pub/sub. A table's notes (a step, with the steps it stored; a
+    change of seats or status; a chat line; its spectators) go on the table's own channel
+    (:data:`TABLE` + id), which a process subscribes to when it loads the table (:meth:`hear`):
+    a process hears only the tables it holds, then reads what changed from the shared database
+    (or applies the steps of the note) and sends its own clients their frames. Sessions' ends and
+    the lobby's news go on one channel every process hears (:data:`CHANNEL`).
 
     Redis may go away. A publish never fails its caller (the step is stored and acknowledged by
     then): what could not be said is kept and said when Redis is back. The listener subscribes
-    again by itself, with backoff, and then catches every table of this process up from the
-    database (it may have missed news meanwhile). While Redis is away the hub reads its tables'
-    new steps from the database every second instead (:meth:`Hub._watch_loop`)."""
+    again by itself (the shared channel and every held table's), with backoff, and once Redis has
+    confirmed every subscription catches every table of this process up from the database (it may
+    have missed news meanwhile). While Redis is away the hub reads its tables' new steps from the
+    database every second instead (:meth:`Hub._watch_loop`)."""
 
     CHANNEL = "updown:tables"
+    """Every process's channel: sessions ended, the lobby changed."""
+    TABLE = "updown:table:"
+    """A table's channel is this and its id: its steps, seat and status changes, chat and watchers."""
 
     def __init__(self, url: str):
         import redis.asyncio as aioredis
+        from redis.asyncio.client import PubSub
 
         self.redis = aioredis.from_url(url, socket_connect_timeout=2)
         self.task: asyncio.Task[None] | None = None
         self.origin = ""
+        self._mine = b""
+        """How this process's own notes begin (``{"origin": "ID"``): skipped unparsed when they
+        come back on a table's channel."""
         self.hub: Hub | None = None
         self.unsent: list[dict[str, Any]] = []
         """Messages not published while Redis was away, sent when it is back (a table once)."""
         self.subscribed = asyncio.Event()
+        """Set once Redis confirmed the listener's subscriptions (cleared when it lost Redis)."""
+        self.tables: set[str] = set()
+        """The tables whose channels this process listens to (those it holds in memory)."""
+        self._pubsub: PubSub | None = None
+        """The listener's subscription, once it sent its first subscribe (None while Redis is away)."""
+        self._confirmed: set[str] = set()
+        """The channels Redis confirmed on :attr:`_pubsub`."""
+        self._waiting: dict[str, asyncio.Future[bool]] = {}
+        """A table's channel -> resolved when Redis confirms it (False: the listener lost Redis)."""
+        self._subscribing = asyncio.Lock()
+        """Held while a subscribe is sent: a table is in :attr:`tables` before the listener takes
+        the list for a new subscription, or subscribed on the listener's subscription after it."""
+
+    def _channel(self, table_id: str) -> str:
+        return self.TABLE + table_id
+
+    def _channel_of(self, data: dict[str, Any]) -> str:
+        """A message's channel: its table's, or (a session's end, the lobby) every process's."""
+        for key in ("table", "chat", "watchers"):
+            if isinstance(data.get(key), str):
+                return self._channel(data[key])
+        return self.CHANNEL
 
     async def start(self, hub: Hub) -> None:
         self.origin = hub.owner
+        self._mine = json.dumps({"origin": self.origin})[:-1].encode()
         self.hub = hub
         self.task = asyncio.get_running_loop().create_task(self._listen(hub))
         try:  # the first subscription before serving (`updown serve` checked that Redis answers)
@@ -145,31 +195,92 @@ class RedisBus(Bus):
         except TimeoutError:
             log.warning("Redis: not subscribed yet; retrying in the background")
 
+    async def hear(self, table_id: str, timeout: float) -> bool:
+        channel = self._channel(table_id)
+        self.tables.add(table_id)
+        if self._pubsub is None:
+            return False  # Redis away: the listener subscribes to it when it is back
+        async with self._subscribing:
+            pubsub = self._pubsub
+            if pubsub is None:
+                return False
+            if channel in self._confirmed:
+                return True
+            waiting = self._waiting.get(channel)
+            if waiting is None:
+                waiting = self._waiting[channel] = asyncio.get_running_loop().create_future()
+                try:
+                    await asyncio.wait_for(pubsub.subscribe(channel), 2)
+                except Exception:  # the listener finds the connection gone, and catches up when back
+                    return False
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiting), timeout)
+        except TimeoutError:
+            return False
+
+    async def forget(self, table_id: str) -> None:
+        channel = self._channel(table_id)
+        async with self._subscribing:
+            self.tables.discard(table_id)
+            self._confirmed.discard(channel)
+            if self._pubsub is not None:
+                try:
+                    await asyncio.wait_for(self._pubsub.unsubscribe(channel), 2)
+                except Exception:  # the listener finds the connection gone; not subscribed again then
+                    pass
+
+    def _confirm(self, channel: str) -> None:
+        self._confirmed.add(channel)
+        waiting = self._waiting.pop(channel, None)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(True)
+
+    def _lose(self) -> None:
+        """The listener lost Redis: no subscription holds; whoever waits for one is told."""
+        self._pubsub = None
+        self._confirmed.clear()
+        waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            if not future.done():
+                future.set_result(False)
+
     async def _listen(self, hub: Hub) -> None:
         delay, lost = 0.2, False
         while True:
             pubsub = self.redis.pubsub()
             try:
-                await pubsub.subscribe(self.CHANNEL)
-                self.subscribed.set()
-                delay = 0.2
-                if lost:
-                    lost = False
-                    hub.health.ok(REDIS)
-                    await hub.resync_all()  # news published while we were not listening
+                async with self._subscribing:
+                    expected = {self.CHANNEL, *(self._channel(t) for t in self.tables)}
+                    await pubsub.subscribe(*expected)
+                    self._pubsub = pubsub
                 async for message in pubsub.listen():
-                    if message.get("type") == "message":
+                    kind = message.get("type")
+                    if kind == "message":
                         await self._heard(hub, message)
+                    elif kind == "subscribe":
+                        channel = message["channel"]
+                        channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+                        self._confirm(channel)
+                        expected.discard(channel)
+                        if not expected and not self.subscribed.is_set():
+                            # Every channel confirmed: from here on every note reaches us.
+                            self.subscribed.set()
+                            delay = 0.2
+                            if lost:
+                                lost = False
+                                hub.health.ok(REDIS)
+                                await hub.resync_all()  # news published while we were not listening
             except asyncio.CancelledError:
                 raise
             except Exception as err:
                 lost = True
-                self.subscribed.clear()
                 if is_outage(err):
                     hub.health.failed(REDIS, err)
                 else:
                     log.exception("Redis listener (subscribing again)")
             finally:
+                self.subscribed.clear()
+                self._lose()
                 try:
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
                 except Exception:
@@ -178,8 +289,11 @@ class RedisBus(Bus):
             delay = min(2.0, delay * 2)
 
     async def _heard(self, hub: Hub, message: dict[str, Any]) -> None:
+        raw = message["data"]
+        if isinstance(raw, bytes) and raw.startswith(self._mine):
+            return  # our own note, back from a table's channel we listen to too
         try:
-            data = json.loads(message["data"])
+            data = json.loads(raw)
         except (ValueError, TypeError):
             return
         if not isinstance(data, dict) or data.get("origin") == self.origin:
@@ -212,7 +326,7 @@ class RedisBus(Bus):
             return
         for attempt in range(2):  # after a restart of Redis, a pooled connection fails once
             try:
-                await asyncio.wait_for(self.redis.publish(self.CHANNEL, json.dumps(data)), 2)
+                await asyncio.wait_for(self.redis.publish(self._channel_of(data), json.dumps(data)), 2)
                 return
             except Exception as err:
                 if attempt == 0:
@@ -334,6 +448,10 @@ class Hub:
         self._beat_order: list[tuple[float, str]] = []
         """The held tables by their points in the heartbeat's cycle (:meth:`_beat_due`)."""
         self._beat_points: list[float] = []
+        self._late: set[asyncio.Task[None]] = set()
+        """Tables loaded before their notes were heard here, each waiting to be read again (:meth:`live`)."""
+        self._noted: set[str] = set()
+        """Tables a note came for while they were being loaded (read again once loaded: :meth:`live`)."""
 
     # -- life cycle -----------------------------------------------------------------------------
     async def start(self) -> None:
@@ -355,7 +473,7 @@ class Hub:
         """A graceful stop (SIGTERM; uvicorn has closed the sockets with 1012, "service restart"):
         the loops stop, and the leases of the tables this process drove are given back at once, so
         that another process takes them over now rather than when the leases run out."""
-        for task in self.tasks:
+        for task in [*self.tasks, *self._late]:
             task.cancel()
         for live in self.lives.values():
             if live.driver:
@@ -788,15 +906,28 @@ class Hub:
 
     # -- tables ---------------------------------------------------------------------------------
     async def live(self, table_id: str) -> Live | None:
-        """The table, loaded from the database and rebuilt from its steps on first use."""
+        """The table, loaded from the database and rebuilt from its steps on first use.
+
+        Several processes: the other processes' notes about the table are heard here from its
+        first load on, and first: Redis has confirmed that they reach this process before the
+        table is read (:meth:`Bus.hear`), so a step another process stores is either in what is
+        read or in a note heard after it, never in neither. If Redis does not confirm within
+        :data:`HEAR` seconds (it is away, or the listener busy), the table is read now and read
+        again once it does (:meth:`_hear_late`); until then, while Redis is away, the watch loop
+        reads it every second as it reads every table. A note heard while the table is being read
+        finds no table to apply to: the table is read again once it is in memory."""
         if table_id in self.lives:
             return self.lives[table_id]
         lock = self.loading.setdefault(table_id, asyncio.Lock())
         async with lock:
             if table_id in self.lives:
                 return self.lives[table_id]
+            self._noted.discard(table_id)
+            heard = await self.bus.hear(table_id, HEAR) if self.multi else True
             found = await asyncio.to_thread(self.store.table, table_id)
             if found is None:
+                if self.multi:
+                    await self.bus.forget(table_id)
                 return None
             row, seats = found
             live = Live(row, seats, self.store, bot_delay=self.bot_delay, notify=self.after_step)
@@ -810,7 +941,38 @@ class Hub:
             rows = await asyncio.to_thread(self.store.steps, table_id, 0)
             live.absorb(rows)
             self.lives[table_id] = live
+            if table_id in self._noted:  # (from here on a note finds the table)
+                self._noted.discard(table_id)
+                await self._read_again(live)
+            if not heard:
+                task = asyncio.get_running_loop().create_task(self._hear_late(live))
+                self._late.add(task)
+                task.add_done_callback(self._late.discard)
             return live
+
+    async def _hear_late(self, live: Live) -> None:
+        """A table loaded before Redis confirmed that its notes are heard here: once it does, the
+        table is read again (a step stored between the load and then was in no note heard here)."""
+        while not await self.bus.hear(live.id, 10 * HEAR):
+            await asyncio.sleep(WATCH)  # Redis away: the watch loop reads every table meanwhile
+        try:
+            await self._read_again(live)
+        except Exception as err:  # the database is away: every table is caught up when it is back
+            self._fault(f"table {live.id}: reading it again once heard", err)
+
+    async def _read_again(self, live: Live) -> None:
+        """Catch a table up with what other processes stored (its seats, status and steps)."""
+        await self.refresh(live)
+        async with live.lock:
+            await live.catch_up()
+        await live.broadcast()
+        live.kick()
+
+    def _unheld(self, table_id: str) -> None:
+        """A note for a table not in memory: if it is being loaded, it is read again once it is."""
+        lock = self.loading.get(table_id)
+        if lock is not None and lock.locked():
+            self._noted.add(table_id)
 
     async def refresh(self, live: Live) -> None:
         """Re-read seats and status (they change through the HTTP API, maybe in another process)."""
@@ -884,6 +1046,7 @@ class Hub:
         kind of step) the table is read as for any note (:meth:`changed_elsewhere`)."""
         live = self.lives.get(table_id)
         if live is None:
+            self._unheld(table_id)
             return
         async with live.lock:
             have = len(live.steps)
@@ -926,6 +1089,7 @@ class Hub:
     async def changed_elsewhere(self, table_id: str) -> None:
         live = self.lives.get(table_id)
         if live is None:
+            self._unheld(table_id)
             return
         await self.refresh(live)
         async with live.lock:
