@@ -128,7 +128,9 @@ def test_renews_on_its_schedule_and_not_before() -> None:
     async def main() -> None:
         fake = FakeGc()
         sleeps = Sleeps()
-        policy = GcPolicy(freeze=True, unfreeze_every=900, collector=fake, cpu_clock=fake.clock, sleep=sleeps)
+        # Memory that cannot be read (no /proc): a renewal every period, as without the growth rule
+        policy = GcPolicy(freeze=True, unfreeze_every=900, collector=fake, cpu_clock=fake.clock, sleep=sleeps,
+                          memory=lambda: None)
         policy.start()
         await turn()
         assert sleeps.asked == [900] and "unfreeze" not in fake.calls  # waiting for its time
@@ -142,6 +144,45 @@ def test_renews_on_its_schedule_and_not_before() -> None:
         assert fake.calls == ["unfreeze", "collect", "freeze"] * 2 and policy.renewals == 2
         await policy.stop()  # the schedule ends with the server
         assert policy._renewer is None and fake.calls[-1] == "unfreeze"
+
+    asyncio.run(main())
+
+
+def test_a_renewal_waits_for_the_memory_to_grow_between_the_shortest_and_longest_periods() -> None:
+    """Not before ``unfreeze_every``; then, looked at every minute, once the memory has grown by
+    ``renew_growth`` since the last renewal; at the latest after ``unfreeze_longest``."""
+    async def main() -> None:
+        fake = FakeGc()
+        sleeps = Sleeps()
+        memory = [1000]
+
+        policy = GcPolicy(freeze=True, unfreeze_every=600, unfreeze_longest=900, renew_growth=0.1,
+                          collector=fake, cpu_clock=fake.clock, sleep=sleeps, memory=lambda: memory[0])
+        policy.start()
+        await turn()
+        assert sleeps.asked == [600]  # never sooner than the shortest period
+        memory[0] = 1099  # grown 9.9%: not yet
+        sleeps.go.set()
+        await turn()
+        assert sleeps.asked == [600, 60] and policy.renewals == 0
+        memory[0] = 1100  # 10% since start-up: renewed at the next look
+        sleeps.go.set()
+        await turn()
+        assert policy.renewals == 1 and fake.calls[-3:] == ["unfreeze", "collect", "freeze"]
+        assert sleeps.asked == [600, 60, 600]  # the next period measures from the memory now (1,100)
+        memory[0] = 1150  # +4.5%: looked at each minute, renewed at the longest period, 900 s
+        for _ in range(6):
+            sleeps.go.set()
+            await turn()
+        assert sleeps.asked == [600, 60, 600, 60, 60, 60, 60, 60, 600]
+        assert policy.renewals == 2 and fake.calls.count("unfreeze") == 2
+        memory[0] = 5000  # grown far past the share during the shortest period: renewed at its end
+        await turn()
+        assert policy.renewals == 2  # (not before)
+        sleeps.go.set()
+        await turn()
+        assert policy.renewals == 3 and sleeps.asked[-2:] == [600, 600]
+        await policy.stop()
 
     asyncio.run(main())
 
@@ -237,4 +278,16 @@ def test_gc_settings_from_the_environment_and_checked(monkeypatch: pytest.Monkey
     assert s.gc.freeze is False and s.gc.unfreeze_every == 120 and s.gc.log_over == 0.1 and s.gc.freeze_over == 0.2
     monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "1")
     with pytest.raises(SettingsError, match="gc.unfreeze_every"):
+        Settings.load()
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_EVERY", "600")
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_LONGEST", "7200")
+    monkeypatch.setenv("UPDOWN_GC__RENEW_GROWTH", "0.25")
+    s = Settings.load()
+    assert (s.gc.unfreeze_every, s.gc.unfreeze_longest, s.gc.renew_growth) == (600, 7200, 0.25)
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_LONGEST", "300")
+    with pytest.raises(SettingsError, match=r"gc.unfreeze_longest \(300 s\) is shorter than gc.unfreeze_every \(600 s\)"):
+        Settings.load()
+    monkeypatch.setenv("UPDOWN_GC__UNFREEZE_LONGEST", "7200")
+    monkeypatch.setenv("UPDOWN_GC__RENEW_GROWTH", "-1")
+    with pytest.raises(SettingsError, match="gc.renew_growth"):
         Settings.load()

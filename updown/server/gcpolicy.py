@@ -22,8 +22,13 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   coming and going, whose garbage then waited for the renewal (measured: RSS grew faster under
   churn, docs/server.md);
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
-  it is unfrozen, so every ``unfreeze_every`` seconds the heap is unfrozen, collected in full (one
-  pause of the old length) and frozen again: what is kept is bounded by one period's garbage.
+  it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old
+  length: 0.7 to 5 s at 5,000 idle players, by the machine's load) and frozen again: a *renewal*.
+  It comes when the process's memory (its resident set) has grown by ``renew_growth`` since the
+  last one (or since start-up), looked at every minute, but never sooner than ``unfreeze_every``
+  seconds after it, and at the latest ``unfreeze_longest`` seconds after it. A server whose players
+  come and go keeps renewing every ``unfreeze_every``; one whose players sit still pauses only every
+  ``unfreeze_longest``. Where the memory cannot be read (no ``/proc``), every ``unfreeze_every``.
 
 Objects freed by their reference count (most garbage) are freed whether frozen or not. ``freeze``
 off leaves the collector as Python sets it (the timing stays).
@@ -34,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -44,6 +50,18 @@ log = logging.getLogger("updown.server.gc")
 
 FULL = 2
 """The oldest generation: a collection of it looks at every object not frozen."""
+
+LOOK_EVERY = 60.0
+"""Seconds between two looks at the process's memory, once a renewal may come."""
+
+
+def resident_bytes() -> int | None:
+    """The process's resident set in bytes (Linux's ``/proc/self/statm``); None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Collector(Protocol):
@@ -61,14 +79,19 @@ class GcPolicy:
     """Times every collection and, with ``freeze``, keeps the long-lived heap frozen (module
     docstring). :meth:`start` after start-up (in the event loop), :meth:`stop` at shutdown."""
 
-    def __init__(self, *, freeze: bool = True, unfreeze_every: float = 1800.0, log_over: float = 0.1,
+    def __init__(self, *, freeze: bool = True, unfreeze_every: float = 1800.0, unfreeze_longest: float = 21600.0,
+                 renew_growth: float = 0.1, log_over: float = 0.1,
                  freeze_over: float = 0.05, collector: Collector | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 cpu_clock: Callable[[], float] = time.thread_time):
+                 cpu_clock: Callable[[], float] = time.thread_time,
+                 memory: Callable[[], int | None] = resident_bytes):
         self.freeze_on = freeze
         self.freeze_over = freeze_over
         self._cpu_clock = cpu_clock
         self.unfreeze_every = unfreeze_every
+        self.unfreeze_longest = max(unfreeze_longest, unfreeze_every)
+        self.renew_growth = renew_growth
+        self._memory = memory
         self.log_over = log_over
         self.gc: Collector = collector if collector is not None else gc  # type: ignore[assignment]
         self._sleep = sleep
@@ -150,18 +173,36 @@ class GcPolicy:
         """Unfreeze, collect in full (frees the cyclic garbage among the frozen objects) and freeze
         again. The objects collected."""
         took = time.perf_counter()
+        frozen = self.gc.get_freeze_count()
         self.gc.unfreeze()
         found = self.gc.collect()
         self._freeze()
         self.renewals += 1
-        log.info("garbage collector: heap unfrozen, collected (%d objects) and frozen again in %.0f ms",
-                 found, 1000 * (time.perf_counter() - took))
+        log.info("garbage collector: heap unfrozen, collected (%d objects of %d frozen) and frozen again in %.0f ms",
+                 found, frozen, 1000 * (time.perf_counter() - took))
         return found
 
     async def _renew_forever(self) -> None:
         while True:
-            await self._sleep(self.unfreeze_every)
+            await self._until_due()
             self.renew()
+
+    async def _until_due(self) -> None:
+        """Wait for the next renewal (module docstring): ``unfreeze_every`` at least, then until the
+        memory has grown by ``renew_growth`` since now, ``unfreeze_longest`` at most."""
+        since = self._memory()
+        await self._sleep(self.unfreeze_every)
+        waited = self.unfreeze_every
+        while waited < self.unfreeze_longest:
+            now = self._memory()
+            if since is None or now is None or now >= since * (1 + self.renew_growth):
+                if since is not None and now is not None:
+                    log.info("garbage collector: memory grew %.0f%% (%d to %d MB): renewing",
+                             100 * (now / since - 1), since >> 20, now >> 20)
+                return
+            step = min(LOOK_EVERY, self.unfreeze_longest - waited)
+            await self._sleep(step)
+            waited += step
 
     async def stop(self) -> None:
         """Unhook, stop the renewals and unfreeze (a process that goes on, a test's, keeps nothing

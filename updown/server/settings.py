@@ -35,11 +35,24 @@ class GcSettings(BaseModel):
     freeze_over: float = Field(default=0.05, ge=0, le=60)
     """A full collection that took this many seconds of CPU or more is followed by a freeze."""
     unfreeze_every: float = Field(default=1800.0, ge=10, le=86400)
-    """Seconds between renewals: the heap unfrozen, collected in full (one pause of the old length)
-    and frozen again, freeing the cycles that became garbage among the frozen objects."""
+    """Seconds to the first renewal, and the shortest period between two: the heap unfrozen,
+    collected in full (one pause of the old length) and frozen again, freeing the cycles that
+    became garbage among the frozen objects."""
+    unfreeze_longest: float = Field(default=21600.0, ge=10, le=604800)
+    """The longest period between two renewals: one comes then even if the memory did not grow."""
+    renew_growth: float = Field(default=0.1, ge=0, le=10)
+    """Between ``unfreeze_every`` and ``unfreeze_longest`` a renewal comes once the process's
+    memory has grown by this share since the last one (0: every ``unfreeze_every``)."""
     log_over: float = Field(default=0.1, ge=0, le=60)
     """Log every collection longer than this many seconds (all are in the ``updown_gc_seconds``
     histogram)."""
+
+    @model_validator(mode="after")
+    def _check_periods(self) -> GcSettings:
+        if self.unfreeze_longest < self.unfreeze_every:
+            raise ValueError(f"gc.unfreeze_longest ({self.unfreeze_longest:g} s) is shorter than "
+                             f"gc.unfreeze_every ({self.unfreeze_every:g} s)")
+        return self
 
 
 class Settings(BaseSettings):
@@ -89,7 +102,8 @@ class Settings(BaseSettings):
     for disconnected within this plus 20 s; proxies that close idle sockets (60 s on some load
     balancers) need it below their timeout."""
     gc: GcSettings = Field(default_factory=GcSettings)
-    """The garbage collector's policy: ``freeze``, ``unfreeze_every``, ``log_over`` (``gcpolicy.py``)."""
+    """The garbage collector's policy: ``freeze``, ``unfreeze_every``, ``unfreeze_longest``,
+    ``renew_growth``, ``log_over`` (``gcpolicy.py``)."""
     limits: Limits = Field(default_factory=Limits)
     """What one client may spend (``updown.server.limits``): rates, hash slots, body sizes."""
 
