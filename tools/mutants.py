@@ -452,6 +452,11 @@ MUTANTS = [
            '''trust = partner & (last | ((unseen & above) == 0))''',
            '''trust = partner''',
            ("tests/test_batched_euchre_smart.py::test_the_smart_rule_is_the_greedy_bot",)),
+    Mutant("gc-renew-any-growth", "the garbage collector renews at the first look once memory grew at all, not by renew_growth",
+           "updown/server/gcpolicy.py",
+           '''now >= since * (1 + self.renew_growth)''',
+           '''now > since''',
+           ("tests/test_gc_policy.py::test_a_renewal_waits_for_the_memory_to_grow_between_the_shortest_and_longest_periods",)),
 ]
 
 
