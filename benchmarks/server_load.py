@@ -10,6 +10,8 @@ legal actions through a real WebSocket on 127.0.0.1, against one server process 
     python benchmarks/server_load.py ... --deflate on,off --rounds 3   # WebSocket compression, interleaved
     python benchmarks/server_load.py --in-process 15 --src before=/tmp/base,after=. --rounds 3
                                                                  # the table's own step path only
+    python benchmarks/server_load.py ... --client light,websockets --rounds 2   # the two load generators
+    python benchmarks/server_load.py ... --py-spy-generator gen.txt   # where the generator's own time goes
 
 Starts ``updown serve`` itself (SQLite in a temporary folder unless --db is given; with a PostgreSQL
 URL every run gets a new database of its own in that cluster, dropped after it), creates the tables
@@ -31,6 +33,19 @@ client connected and none acting (clocks, heartbeats, leases), so that the CPU a
 is known too. On a machine whose cores the generator shares with the servers, the actions per
 second are the machine's; the server CPU an action, and actions per server-CPU-second, are what the
 servers would carry on cores of their own. Bounded: at most 1000 tables, 600 s a run, 10 rounds.
+A run's figures are read at its end (the clock's stop), before the sockets close.
+
+The clients (``--client``): ``light``, the default, is picows's WebSocket client with a callback a
+frame (no task, future or timeout a message), orjson to parse, and no parse at all of a frame whose
+``legal`` is empty (nothing else in it is read), on uvloop (``--loop``), the collector off during the
+run; about 0.18 ms of the generator's CPU an action at 400 to 750 actions a second, against 0.41 to
+0.45 for ``websockets`` (the client until 29 November 2026: ``websockets``' client, a coroutine a
+socket, ``json.loads`` of every message, ``asyncio.wait_for`` around every ``recv``), which is kept
+to compare. Both play the same script: the legal actions of the last frame, a think drawn uniformly
+from 0.5 to 1.5 times ``--think``, then a random legal action (the messages that arrive meanwhile
+handled after it is sent, as the old client's socket buffer held them), and the same three latencies;
+both offer permessage-deflate the same way (the light client inflates the server's frames and
+deflates its own messages with zlib, as websockets does).
 
 ``--in-process GAMES`` measures only the table's own part of an action (``Live.submit`` then
 ``Live.broadcast`` to four seated sockets that send nothing anywhere, a store that stores nothing):
@@ -48,6 +63,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import gc
 import itertools
 import json
 import os
@@ -60,12 +76,16 @@ import sys
 import tempfile
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
+import uvloop
 import websockets
+from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
 from websockets.asyncio.client import ClientConnection
 
 
@@ -137,6 +157,10 @@ class Clock:
         self.ready = asyncio.Event()
         self.go = asyncio.Event()
         self.stop = float("inf")
+        self.stopped = False
+        """Set at ``stop`` (the measured run's end): a light seat acts no more after it."""
+        self.seats: list[LightSeat] = []
+        """The light clients connected so far, started all at once by ``start``."""
 
     def arrived(self) -> None:
         self.connected += 1
@@ -147,6 +171,8 @@ class Clock:
         if not self.go.is_set():
             self.stop = time.time() + self.seconds
             self.go.set()
+            for seat in self.seats:
+                seat.begin()
 
 
 @dataclass
@@ -244,6 +270,208 @@ async def seat_client(port: int, table: str, shared: TableState, cookie: str, rn
                 legal = []
 
 
+# -- the light client (picows) -------------------------------------------------------------------
+# The same script as ``seat_client`` (every frame's legal actions, a think drawn the same way, a random
+# legal action, the same three latencies), for a fifth of its CPU or less: picows's WebSocket client
+# (Cython) calls ``on_ws_frame`` for each frame as it is read, with no task, future or timeout per
+# message; orjson parses. Messages read while the seat thinks (or before the run starts) wait in a
+# queue and are handled after its action is sent, as the old client's socket buffer held them until
+# its next ``recv``; so the actions chosen (from the legal actions before the think), the samples taken
+# and their timestamps are the old client's.
+_TAIL = b"\x00\x00\xff\xff"
+
+
+class Deflate:
+    """permessage-deflate (RFC 7692) on the client's side, as the server answered the offer that the
+    ``websockets`` client makes (``permessage-deflate; client_max_window_bits``): frames from the
+    server inflated, the client's own messages deflated (with websockets' settings: memLevel 5, the
+    default level), so that the server inflates them as it would the old client's."""
+
+    def __init__(self, answer: str):
+        name, *params = [p.strip() for p in answer.split(";")]
+        if name != "permessage-deflate":
+            raise RuntimeError(f"the server answered the extension offer with {answer!r}")
+        given = dict((p.split("=", 1) + [""])[:2] for p in params)
+        self.server_bits = int(given.get("server_max_window_bits") or 15)
+        self.client_bits = int(given.get("client_max_window_bits") or 15)
+        self.server_reset = "server_no_context_takeover" in given
+        self.client_reset = "client_no_context_takeover" in given
+        self.inflater = zlib.decompressobj(wbits=-self.server_bits)
+        self.deflater = zlib.compressobj(wbits=-self.client_bits, memLevel=5)
+
+    def inflate(self, data: bytes) -> bytes:
+        if self.server_reset:
+            self.inflater = zlib.decompressobj(wbits=-self.server_bits)
+        return self.inflater.decompress(data + _TAIL)
+
+    def deflate(self, data: bytes) -> bytes:
+        if self.client_reset:
+            self.deflater = zlib.compressobj(wbits=-self.client_bits, memLevel=5)
+        out = self.deflater.compress(data) + self.deflater.flush(zlib.Z_SYNC_FLUSH)
+        return out[:-4] if out.endswith(_TAIL) else out
+
+
+_FRAME = b'{"type":"frame"'
+_NO_LEGAL = b'"legal":[]'
+_NOTHING: dict[str, Any] = {"type": "frame", "legal": []}
+_TEXT, _BINARY, _CONTINUATION, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION, WSMsgType.CLOSE
+
+
+class LightSeat(WSListener):
+    """One seat's client on picows, driven by callbacks (see the comment above)."""
+
+    def __init__(self, shared: TableState, rng: random.Random, think: float, clock: Clock, tally: Tally,
+                 deflate: Deflate | None):
+        super().__init__()
+        self.shared, self.rng, self.think, self.clock, self.tally, self.codec = shared, rng, think, clock, tally, deflate
+        self.loop = asyncio.get_running_loop()
+        self.transport: WSTransport | None = None
+        self.queue: collections.deque[bytes] = collections.deque()
+        self.held = True
+        """Messages wait in ``queue``: before the run starts, and while the seat thinks."""
+        self.legal: list[dict[str, Any]] = []
+        self.pending: str | None = None
+        self.sent_at = 0.0
+        self.acked = False
+        self.seen = 0
+        self.n = 0
+        self.done = False
+        self.parts: list[bytes] = []
+        self.compressed = False
+
+    def on_ws_connected(self, transport: WSTransport) -> None:
+        self.transport = transport
+        self.clock.arrived()
+        self.clock.seats.append(self)
+        if self.clock.go.is_set():  # connected late: plays at once, as the old client would
+            self.begin()
+
+    def begin(self) -> None:
+        self.seen = self.shared.seq
+        self.held = False
+        self.drain()
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        size = frame.payload_size
+        self.tally.wire_bytes += size + (2 if size < 126 else 4 if size < 65536 else 10)
+        kind = frame.msg_type
+        if kind == _TEXT or kind == _BINARY or kind == _CONTINUATION:
+            if kind != _CONTINUATION:
+                self.compressed = frame.rsv1
+            data = frame.get_payload_as_bytes()
+            if not frame.fin:
+                self.parts.append(data)
+                return
+            if self.parts:
+                data = b"".join(self.parts) + data
+                self.parts = []
+            if self.compressed:
+                if self.codec is None:
+                    raise RuntimeError("a compressed frame on a socket without permessage-deflate")
+                data = self.codec.inflate(data)
+            if self.held:
+                self.queue.append(data)
+            else:
+                self.handle(data)
+        elif kind == _CLOSE:
+            if not self.clock.stopped and not self.done:
+                self.tally.closed.append(f"received {frame.get_close_code()} ({frame.get_close_reason()})"[:100])
+                self.done = True
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
+
+    def on_ws_disconnected(self, transport: WSTransport) -> None:
+        if not self.clock.stopped and not self.done:
+            self.tally.closed.append("the connection was lost without a close frame")
+        self.done = True
+
+    def drain(self) -> None:
+        queue = self.queue
+        while queue and not self.held and not self.done:
+            self.handle(queue.popleft())
+
+    def handle(self, raw: bytes) -> None:
+        """One message, as ``seat_client``'s loop handles it."""
+        if self.clock.stopped:
+            return
+        tally = self.tally
+        if raw.startswith(_FRAME) and raw.count(b'"legal"') == 1 and _NO_LEGAL in raw:
+            # A frame that leaves this seat nothing to do (most are): nothing else in it is read.
+            msg: dict[str, Any] = _NOTHING
+        else:
+            msg = orjson.loads(raw)
+        kind = msg["type"]
+        if kind == "frame":
+            tally.frames_received += 1
+            tally.characters += len(raw) if raw.isascii() else len(raw.decode())
+            if self.shared.seq > self.seen and self.pending is None:
+                tally.others.append(time.perf_counter() - self.shared.sent_at)
+            self.seen = self.shared.seq
+        if kind == "snapshot" or kind == "frame":
+            self.legal = msg["legal"]
+            if self.pending is not None and self.acked:
+                tally.frames.append(time.perf_counter() - self.sent_at)
+                self.pending = None
+        elif kind == "ack" and msg["id"] == self.pending:
+            tally.acks.append(time.perf_counter() - self.sent_at)
+            self.acked = True
+        elif kind == "error" and msg.get("id") == self.pending:
+            self.pending = None
+        elif kind == "table" and msg["table"]["status"] == "finished":
+            self.done = True
+            if self.transport is not None:
+                self.transport.send_close()
+                self.transport.disconnect()
+            return
+        if self.legal and self.pending is None:
+            if self.think:
+                self.held = True
+                self.loop.call_later(self.rng.uniform(0.5 * self.think, 1.5 * self.think), self.act)
+            else:
+                self.act()
+
+    def act(self) -> None:
+        if self.clock.stopped or self.done or self.transport is None:
+            return
+        self.n += 1
+        self.pending = pending = f"a{self.n}"
+        self.acked = False
+        self.sent_at = time.perf_counter()
+        self.shared.sent_at = self.sent_at
+        self.shared.seq += 1
+        self.seen = self.shared.seq
+        self.tally.actions += 1
+        data = orjson.dumps({"type": "act", "id": pending, "action": self.rng.choice(self.legal)["id"]})
+        if self.codec is not None:
+            self.transport.send(_TEXT, self.codec.deflate(data), rsv1=True)
+        else:
+            self.transport.send(_TEXT, data)
+        self.legal = []
+        self.held = False
+        self.drain()
+
+
+async def light_seat(port: int, table: str, shared: TableState, cookie: str, rng: random.Random, think: float,
+                     clock: Clock, tally: Tally, deflate: bool) -> LightSeat:
+    """Connect one light seat (its handshake offers what the ``websockets`` client offers)."""
+    headers = {"Cookie": cookie}
+    if deflate:
+        headers["Sec-WebSocket-Extensions"] = "permessage-deflate; client_max_window_bits"
+
+    def listener(request: Any, response: Any) -> LightSeat:
+        answer = response.headers.get("Sec-WebSocket-Extensions")
+        if deflate and not answer:
+            raise RuntimeError("the server did not take permessage-deflate (started with --no-ws-deflate?)")
+        if answer and not deflate:
+            raise RuntimeError(f"the server answered an extension that was not offered: {answer!r}")
+        return LightSeat(shared, rng, think, clock, tally, Deflate(answer) if answer else None)
+
+    _transport, seat = await ws_connect(listener, f"ws://127.0.0.1:{port}/ws/tables/{table}", extra_headers=headers,
+                                        websocket_handshake_timeout=120, max_frame_size=2**24)
+    assert isinstance(seat, LightSeat)
+    return seat
+
+
 # -- CPU from /proc ------------------------------------------------------------------------------
 def _stat(pid: int) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -265,15 +493,16 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def tree_cpu(pid: int) -> float:
+def tree_cpu(pid: int, kernel: bool = False) -> float:
     """CPU seconds of a process, its children that ended (reaped) and its living descendants: the
-    figure a PostgreSQL cluster's backends (or a server's bot workers) add to as they come and go."""
+    figure a PostgreSQL cluster's backends (or a server's bot workers) add to as they come and go.
+    With ``kernel``, the system time alone."""
     try:
         fields = _stat(pid)
     except OSError:
         return 0.0
-    own = sum(int(fields[i]) for i in (11, 12, 13, 14)) / os.sysconf("SC_CLK_TCK")
-    return own + sum(tree_cpu(c) for c in children(pid))
+    own = sum(int(fields[i]) for i in ((12, 14) if kernel else (11, 12, 13, 14))) / os.sysconf("SC_CLK_TCK")
+    return own + sum(tree_cpu(c, kernel) for c in children(pid))
 
 
 def rss_bytes(pid: int) -> int:
@@ -330,7 +559,7 @@ def pct(xs: list[float], q: int) -> float:
 
 
 async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
-                others: dict[str, int | None]) -> dict[str, Any]:
+                others: dict[str, int | None], client_name: str = "light") -> dict[str, Any]:
     n = len(servers)
     seats: list[tuple[int, str, TableState, str]] = []
     t0 = time.time()
@@ -362,8 +591,9 @@ async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
     Counted.tally = tally
     rng = random.Random(1)
     clock = Clock(len(seats), args.seconds)
-    gathered = asyncio.gather(*(seat_client(port, t, shared, c, random.Random(rng.random()), args.think, clock,
-                                            tally, deflate) for port, t, shared, c in seats))
+    client = seat_client if client_name == "websockets" else light_seat
+    gathered = asyncio.gather(*(client(port, t, shared, c, random.Random(rng.random()), args.think, clock, tally,
+                                       deflate) for port, t, shared, c in seats), return_exceptions=True)
     try:
         await asyncio.wait_for(clock.ready.wait(), 120)
     except asyncio.TimeoutError:
@@ -377,11 +607,17 @@ async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
     idle0, t_idle = [tree_cpu(p) for p in pids], time.time()
     await asyncio.sleep(args.idle)
     idle_rate = sum(tree_cpu(p) - c for p, c in zip(pids, idle0)) / (time.time() - t_idle)
+    # No collections in the generator during the run (its messages make no cycles): a pause of the
+    # generator's loop would be counted as the server's latency.
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     clock.start()
     load0 = os.getloadavg()[0]
     cpu0 = [tree_cpu(p) for p in pids]
+    kernel0 = sum(tree_cpu(p, kernel=True) for p in pids)
     other0 = {k: tree_cpu(p) if p else 0.0 for k, p in others.items()}
-    me0 = sum(os.times()[:2])
+    me0 = os.times()
     wire0 = tally.wire_bytes
     start = time.time()
     spy = None
@@ -390,20 +626,42 @@ async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
                                 "--format", "raw", "--rate", "50", "--duration", str(int(args.seconds)),
                                 "--output", args.py_spy, "--nonblocking"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    await gathered
+    spy_me = None
+    if args.py_spy_generator:
+        spy_me = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(os.getpid()),
+                                   "--format", "raw", "--rate", "100", "--duration", str(int(args.seconds)),
+                                   "--output", args.py_spy_generator, "--native"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The run ends at the clock's stop for both clients: the figures are read then, before the sockets
+    # close (the old client's close handshakes, 800 of them, were counted in its run until 29 November).
+    await asyncio.sleep(max(0.0, clock.stop - time.time()))
+    clock.stopped = True
+    gc.enable()
+    gc.unfreeze()
     elapsed = time.time() - start
     cpu = [tree_cpu(p) - c for p, c in zip(pids, cpu0)]
+    kernel = sum(tree_cpu(p, kernel=True) for p in pids) - kernel0
     other = {k: (tree_cpu(p) - other0[k]) if p else None for k, p in others.items()}
-    me = sum(os.times()[:2]) - me0
-    if spy is not None:
-        await asyncio.to_thread(spy.wait)
+    me1 = os.times()
+    me, me_sys = me1.user + me1.system - me0.user - me0.system, me1.system - me0.system
+    for seat in clock.seats:
+        if seat.transport is not None and not seat.done:
+            seat.transport.send_close()
+            seat.transport.disconnect()
+    failed = [r for r in await gathered if isinstance(r, BaseException)]
+    if failed:
+        tally.closed.append(f"{len(failed)} clients failed, e.g. {failed[0]!r}"[:200])
+    for process in (spy, spy_me):
+        if process is not None:
+            await asyncio.to_thread(process.wait)
     acts = max(1, tally.actions)
 
     def per_action(seconds: float | None) -> float | None:
         return None if seconds is None else 1000 * seconds / acts
 
     return {
-        "processes": n, "deflate": deflate, "spread": args.spread, "tables": args.tables, "think": args.think,
+        "processes": n, "deflate": deflate, "spread": args.spread, "client": client_name, "loop": args.loop,
+        "tables": args.tables, "think": args.think,
         "setup_s": setup, "connected": connected, "clients": len(seats), "elapsed": elapsed,
         "actions": tally.actions, "actions_s": tally.actions / elapsed,
         "ack_p50": pct(tally.acks, 50), "ack_p99": pct(tally.acks, 99),
@@ -411,10 +669,11 @@ async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
         "others_p50": pct(tally.others, 50), "others_p99": pct(tally.others, 99),
         "frames": tally.frames_received, "chars_frame": tally.characters / max(1, tally.frames_received),
         "wire_bytes_frame": (tally.wire_bytes - wire0) / max(1, tally.frames_received),
-        "server_cpu": cpu, "server_ms_action": 1000 * sum(cpu) / acts, "idle_cpu_s": idle_rate,
+        "server_cpu": cpu, "server_ms_action": 1000 * sum(cpu) / acts,
+        "server_sys_ms_action": 1000 * kernel / acts, "idle_cpu_s": idle_rate,
         "marginal_ms_action": 1000 * (sum(cpu) - idle_rate * elapsed) / acts,
         "pg_ms_action": per_action(other.get("pg")), "redis_ms_action": per_action(other.get("redis")),
-        "generator_ms_action": 1000 * me / acts,
+        "generator_ms_action": 1000 * me / acts, "generator_sys_ms_action": 1000 * me_sys / acts,
         "load_start": load0, "load_end": os.getloadavg()[0],
         "rss_mb": [rss_bytes(p) / 2**20 for p in pids],
         "at": time.strftime("%H:%M:%S", time.gmtime()), "closed": tally.closed[:5], "closed_count": len(tally.closed),
@@ -441,7 +700,7 @@ def drop_database(url: str, name: str) -> None:
 
 
 def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, index: int,
-            src: tuple[str, str] | None = None) -> dict[str, Any]:
+            src: tuple[str, str] | None = None, client: str = "light") -> dict[str, Any]:
     if src is not None:  # the servers started below import the package from this tree
         os.environ["PYTHONPATH"] = str(Path(src[1]).resolve())
     db, created = fresh_database(args.db) if args.db else (f"sqlite:///{tmp}/load{index}.db", None)
@@ -459,7 +718,8 @@ def one_run(args: argparse.Namespace, processes: int, deflate: bool, tmp: str, i
             servers.append(Server(db, redis=args.redis, bot_delay=0.0, log=Path(tmp) / f"server{index}-{i}.log",
                                   extra_args=extra))
             servers[-1].start()  # one after the other: the first applies the migrations
-        r = asyncio.run(drive(args, servers, deflate, others))
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop if args.loop == "uvloop" else None) as runner:
+            r = runner.run(drive(args, servers, deflate, others, client))
         r["src"] = src[0] if src is not None else None
         return r
     finally:
@@ -475,15 +735,18 @@ def show(r: dict[str, Any]) -> None:
 
     print(f"[{r['at']}] {'server ' + r['src'] + ', ' if r.get('src') else ''}"
           f"processes {r['processes']} ({r['spread']}), deflate {'on' if r['deflate'] else 'off'}, "
-          f"{r['tables']} tables, think {r['think']} s, load {r['load_start']:.2f} -> {r['load_end']:.2f}; "
+          f"{r['tables']} tables, think {r['think']} s, client {r['client']} on {r['loop']}, "
+          f"load {r['load_start']:.2f} -> {r['load_end']:.2f}; "
           f"set-up {r['setup_s']:.0f} s, {r['connected']} of {r['clients']} clients connected")
     print(f"  actions {r['actions']} in {r['elapsed']:.1f} s: {r['actions_s']:,.1f} actions/s")
     print(f"  ack p50 {r['ack_p50']:.1f} ms p99 {r['ack_p99']:.1f} ms; frame p50 {r['frame_p50']:.1f} ms "
           f"p99 {r['frame_p99']:.1f} ms; other seats p50 {r['others_p50']:.1f} ms p99 {r['others_p99']:.1f} ms")
     print(f"  CPU an action: servers {ms(r['server_ms_action'])} ms "
+          f"({ms(r.get('server_sys_ms_action'))} of it in the kernel) "
           f"({' + '.join(f'{c:.1f}' for c in r['server_cpu'])} s; idle {1000 * r['idle_cpu_s']:.0f} ms a second, "
           f"so {ms(r['marginal_ms_action'])} ms an action above idle), PostgreSQL {ms(r['pg_ms_action'])} ms, "
-          f"Redis {ms(r['redis_ms_action'])} ms, load generator {ms(r['generator_ms_action'])} ms")
+          f"Redis {ms(r['redis_ms_action'])} ms, load generator {r['generator_ms_action']:.3f} ms "
+          f"({ms(r.get('generator_sys_ms_action'))} of it in the kernel)")
     print(f"  {1000 / max(1e-9, r['server_ms_action']):,.0f} actions per server-CPU-second; frames "
           f"{r['frames']}, {r['chars_frame']:,.0f} characters and {r['wire_bytes_frame']:,.0f} bytes on the wire "
           f"each; server RSS {', '.join(f'{m:.0f}' for m in r['rss_mb'])} MB", flush=True)
@@ -499,12 +762,12 @@ def summary(results: list[dict[str, Any]], cores: int) -> None:
     groups: dict[tuple[str, int, bool], list[dict[str, Any]]] = collections.defaultdict(list)
     labels: list[str] = []
     for r in results:
-        label = r.get("src") or ""
+        label = ", ".join(x for x in (r.get("src"), r.get("client")) if x)
         if label not in labels:
             labels.append(label)
         groups[(label, r["processes"], r["deflate"])].append(r)
     print("\nsummary (medians over the runs; each run's figures above):")
-    print("| server | processes | deflate | runs | actions/s | frame p99 | other seats p99 | server CPU an action "
+    print("| server, client | processes | deflate | runs | actions/s | frame p99 | other seats p99 | server CPU an action "
           f"| PostgreSQL | Redis | generator | actions per server-CPU-s | projected on {cores} free cores | load |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     base = None
@@ -521,7 +784,7 @@ def summary(results: list[dict[str, Any]], cores: int) -> None:
                         cores * 1000 / (server + med("pg_ms_action") + med("redis_ms_action")))
         print(f"| {label or '-'} | {n} | {'on' if deflate else 'off'} | {len(rs)} | {med('actions_s'):,.1f} | {med('frame_p99'):,.0f} ms "
               f"| {med('others_p99'):,.0f} ms | {server:.2f} ms | {med('pg_ms_action'):.2f} ms "
-              f"| {med('redis_ms_action'):.2f} ms | {med('generator_ms_action'):.2f} ms | {per_cpu:,.0f} "
+              f"| {med('redis_ms_action'):.2f} ms | {med('generator_ms_action'):.3f} ms | {per_cpu:,.0f} "
               f"({per_cpu / base:.2f}x) | {projected:,.0f} | {min(r['load_start'] for r in rs):.1f}-"
               f"{max(r['load_end'] for r in rs):.1f} |")
 
@@ -668,6 +931,12 @@ def main() -> None:
                         help="seats: a table's four seats on different processes; tables: each table on one")
     parser.add_argument("--deflate", default="on", help="WebSocket compression: on, off, or on,off to compare")
     parser.add_argument("--no-deflate", action="store_true", help="the same as --deflate off")
+    parser.add_argument("--client", default="light",
+                        help="the load generator's clients: light (picows, callbacks, orjson), websockets (the "
+                             "old client: a coroutine a socket, json, a timeout a recv), or light,websockets to "
+                             "compare, interleaved")
+    parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop",
+                        help="the load generator's event loop")
     parser.add_argument("--idle", type=float, default=5.0,
                         help="seconds to let the connections settle, then as many to measure the servers' idle CPU")
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores to project capacity on")
@@ -677,6 +946,8 @@ def main() -> None:
                         help="run the server from this source tree (another checkout), or compare several, "
                              "interleaved with the other variants: LABEL=PATH,LABEL=PATH")
     parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the first server with py-spy")
+    parser.add_argument("--py-spy-generator", default=None, metavar="FILE",
+                        help="sample this load generator with py-spy (its figures: --top)")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
     parser.add_argument("--in-process", type=int, default=0, metavar="GAMES",
                         help="instead of a server: the table's own step path, GAMES games for each --src tree")
@@ -694,6 +965,9 @@ def main() -> None:
     if max(processes) > 1 and not (args.redis and args.db and args.db.startswith("postgresql")):
         parser.error("more than one process needs --db postgresql+psycopg://... and --redis redis://...")
     srcs = source_trees(parser, args.src)
+    clients = args.client.split(",")
+    if any(c not in ("light", "websockets") for c in clients):
+        parser.error(f"--client {args.client}: light, websockets, or both separated by a comma")
     if args.in_process:
         if not 1 <= args.in_process <= 200:
             parser.error("--in-process: 1 to 200 games")
@@ -702,10 +976,10 @@ def main() -> None:
     raise_open_files(4 * args.tables * 2 + 1024)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        variants = list(itertools.product(processes, deflates, srcs))
+        variants = list(itertools.product(processes, deflates, srcs, clients))
         order = [v for r in range(args.rounds) for v in (variants if r % 2 == 0 else variants[::-1])]
-        for index, (n, deflate, src) in enumerate(order):  # A B C, C B A, ...: a drifting load hits each alike
-            r = one_run(args, n, deflate, tmp, index, src)
+        for index, (n, deflate, src, client) in enumerate(order):  # A B C, C B A, ...: a drifting load hits each alike
+            r = one_run(args, n, deflate, tmp, index, src, client)
             results.append(r)
             show(r)
             if args.json:
@@ -713,8 +987,9 @@ def main() -> None:
                     out.write(json.dumps(r) + "\n")
     if len(results) > 1:
         summary(results, args.cores)
-    if args.py_spy:
-        top(args.py_spy, args.top)
+    for spied in (args.py_spy, args.py_spy_generator):
+        if spied:
+            top(spied, args.top)
 
 
 if __name__ == "__main__":
