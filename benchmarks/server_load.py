@@ -85,7 +85,11 @@ import httpx
 import orjson
 import uvloop
 import websockets
-from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
+try:  # the light client's library (the test extra pins it); without it, --client websockets still runs
+    from picows import WSFrame, WSListener, WSMsgType, WSTransport, ws_connect
+except ImportError:  # pragma: no cover
+    WSFrame = WSTransport = WSMsgType = ws_connect = None  # type: ignore[assignment,misc]
+    WSListener = object  # type: ignore[assignment,misc]
 from websockets.asyncio.client import ClientConnection
 
 
@@ -314,7 +318,8 @@ class Deflate:
 _FRAME = b'{"type":"frame"'
 _NO_LEGAL = b'"legal":[]'
 _NOTHING: dict[str, Any] = {"type": "frame", "legal": []}
-_TEXT, _BINARY, _CONTINUATION, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION, WSMsgType.CLOSE
+if WSMsgType is not None:
+    _TEXT, _BINARY, _CONTINUATION, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION, WSMsgType.CLOSE
 
 
 class LightSeat(WSListener):
@@ -968,6 +973,8 @@ def main() -> None:
     clients = args.client.split(",")
     if any(c not in ("light", "websockets") for c in clients):
         parser.error(f"--client {args.client}: light, websockets, or both separated by a comma")
+    if "light" in clients and ws_connect is None:
+        parser.error("--client light needs picows (pip install picows==2.3.1), or --client websockets")
     if args.in_process:
         if not 1 <= args.in_process <= 200:
             parser.error("--in-process: 1 to 200 games")
