@@ -65,6 +65,7 @@ def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, 
     fed = [0] * n
     bots = {s: EuchreGreedy(GAME, s, random.Random(0)) for s in range(4)}
     checked: Counter[int] = Counter()
+    lone = 0
     mismatches: list[Any] = []
     rounded = 0
     step = 0
@@ -93,6 +94,7 @@ def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, 
             elif a != want:
                 mismatches.append((step, g, phase[g], a, want))
             checked[phase[g]] += 1
+            lone += want in (E.ORDER_UP_ALONE, E.PICK_UP_ALONE) or E.NAME_ALONE <= want < E.NAME_ALONE + 4
         actions = smart if step % 3 else batch.random_actions()
         batch.step(actions)
         for g, st in enumerate(states):
@@ -104,6 +106,7 @@ def test_the_smart_rule_is_the_greedy_bot(n: int, seed: int, options: dict[str, 
         assert checked[DEFEND] > 20
     assert not mismatches, mismatches[:10]
     assert rounded <= 3
+    assert lone >= 3  # the bot went alone (5 to 19 times a run at alone 7), and the rule with it
 
 
 def test_greedy_to_deal_end_with_the_smart_rule_is_stepping_it() -> None:
@@ -147,8 +150,17 @@ def test_the_playout_rule_and_threshold_are_checked() -> None:
         endgame_margins([st], seat, st.legal_actions(seat), 0, rng=np.random.default_rng(1), rule="clever")
     batch = BatchedEuchre(4, seed=1)
     batch.make = 6.01
-    with pytest.raises(ValueError, match="a multiple of 0.05, not 6.01"):
+    with pytest.raises(ValueError, match="make threshold is a multiple of 0.05, not 6.01"):
         batch.smart_actions()
+    batch.make, batch.go_alone = 6.0, 7.01
+    with pytest.raises(ValueError, match="go_alone threshold is a multiple of 0.05, not 7.01"):
+        batch.smart_actions()
+
+
+def test_the_smart_rule_bids_with_the_bots_thresholds() -> None:
+    """The batch's thresholds by default are the ``greedy`` bot's (the rule stands for the bot as it
+    plays; the comparison above sets ``make`` on both sides alike, so it would not see them part)."""
+    assert (BatchedEuchre.make, BatchedEuchre.go_alone) == (EuchreGreedy.make, EuchreGreedy.alone)
 
 
 def test_hard_with_the_smart_playouts_held_to_a_count_is_reproducible() -> None:

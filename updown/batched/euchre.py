@@ -110,8 +110,8 @@ _VAL20: IntArray = np.array(
 """``_VAL20[card, trump]``: the card's worth to a hand bidding ``trump``, in twentieths (the
 ``greedy`` bot's strength: right bower 3, left 2.5, ace 2, king 1.6, queen 1.4, 10 1.2, 9 1 as
 trumps, an off-suit ace 1), so the sums and halves are exact integers."""
-_ALONE20, _VOID20 = 260, 12
-"""Alone at 13; 0.6 a void with two trumps or more (the bid thresholds: ``BatchedEuchre.make``)."""
+_VOID20 = 12
+"""0.6 a void with two trumps or more (the bid thresholds: ``BatchedEuchre.make`` and ``.go_alone``)."""
 _LOW = np.int64(-(1 << 40))
 _ALL24 = U64((1 << NUM_CARDS) - 1)
 
@@ -213,6 +213,9 @@ class BatchedEuchre(BatchedGame):
     make: float = 7.5
     """The smart rule's bids: make trump at this strength in round 1 and half a point less in round 2
     (the ``greedy`` bot's ``MAKE``), in twentieths of a point."""
+    go_alone: float = 7.0
+    """The smart rule goes alone at this strength with no losing off-suit card (the ``greedy`` bot's
+    ``ALONE``), in twentieths of a point."""
 
     def __init__(
         self,
@@ -405,7 +408,7 @@ class BatchedEuchre(BatchedGame):
         """The scalar ``greedy`` bot's choices (:class:`updown.bots.euchre_greedy.EuchreGreedy`) per
         game, -1 for games over: the playout rule ``rule="smart"`` (issue 33, tenth pass). Bids by
         the bot's strength (trumps, off-suit aces, voids; the up-card for or against the dealer's
-        team in round 1, the dealer's after its discard), alone with a near-certain march; its
+        team in round 1, the dealer's after its discard), alone with no losing off-suit card; its
         discard; leads that draw trump while it pays and cash winners; second hand low unless it
         can win safely, a partner's card trusted when nobody after can beat it. It reads the cards
         played this deal (what the bot reads from its view's log); the bot's strengths are in
@@ -424,9 +427,10 @@ class BatchedEuchre(BatchedGame):
         if is_discard.any():
             out = np.where(is_discard, E.DISCARD + smart_discard(hand, self.trump, up), out)
         dealer = self.turn == self.dealer
-        make20 = round(self.make * 20)
-        if make20 != self.make * 20:
-            raise ValueError(f"the smart rule's make threshold is a multiple of 0.05, not {self.make!r}")
+        make20, alone20 = round(self.make * 20), round(self.go_alone * 20)
+        for name, value, twentieths in (("make", self.make, make20), ("go_alone", self.go_alone, alone20)):
+            if twentieths != value * 20:
+                raise ValueError(f"the smart rule's {name} threshold is a multiple of 0.05, not {value!r}")
         bid1 = phase == BID1
         if bid1.any():
             t = SUIT_T[up]
@@ -435,7 +439,7 @@ class BatchedEuchre(BatchedGame):
             side = np.where(dealer, 0, np.where(((self.dealer - self.turn) & 1) == 0, worth, -worth))
             s = strengths(mine)[self._all, t] + side
             losers = mine & ~_TRUMPBITS[t] & ~_ACES[t]
-            alone = (s >= _ALONE20) & (losers == 0) & (self.turn != ((self.dealer + 2) & 3))
+            alone = (s >= alone20) & (losers == 0) & (self.turn != ((self.dealer + 2) & 3))
             make = np.where(dealer, np.where(alone, E.PICK_UP_ALONE, E.PICK_UP),
                             np.where(alone, E.ORDER_UP_ALONE, E.ORDER_UP))
             out = np.where(bid1, np.where(alone | (s >= make20), make, E.PASS), out)
@@ -446,7 +450,7 @@ class BatchedEuchre(BatchedGame):
             best = st.argmax(axis=1)
             s = st[self._all, best]
             losers = hand & ~_TRUMPBITS[best] & ~_ACES[best]
-            alone = (s >= _ALONE20) & (losers == 0)
+            alone = (s >= alone20) & (losers == 0)
             must = dealer & self.options.stick_the_dealer
             name = np.where(alone, E.NAME_ALONE + best, E.NAME + best)
             out = np.where(bid2, np.where(alone | (s >= make20 - 10) | must, name, E.PASS), out)

@@ -4,9 +4,11 @@
   king 1.6, queen 1.4, 10 1.2, 9 1), off-suit aces (1) and off-suit voids (0.6 each when holding
   two trumps or more). In the first round the up-card counts for the dealer's team (fully for the
   dealer, who picks it up and drops a loser; half for the dealer's partner) and against the other
-  team (half). The bot makes trump at 7.5 or more, and goes alone only with a near-certain march
-  (both bowers and three more trumps or an ace: 13 or more, with no losing off-suit card). The stuck
-  dealer names its strongest suit.
+  team (half). The bot makes trump at 7.5 or more (in the second round 7 or more), and goes alone
+  at 7 or more with no losing off-suit card (every card a trump or an off-suit ace: the right
+  bower, two small trumps and two aces is 7.8), except the dealer's partner in the first round
+  (docs/bots.md, issue 33, eleventh pass; the threshold was 13, which no hand reaches: the most is
+  12.3, so it never went alone). The stuck dealer names its strongest suit.
 * Discarding: a losing off-suit card, preferring to make a void; never a trump unless all are.
 * Leading: the makers draw trump with their highest trump while it is the highest left, then
   cash off-suit aces; defenders lead off-suit aces, then their lowest off-suit card.
@@ -40,7 +42,7 @@ GAME_ID = "euchre"
 
 _TRUMP_VALUE = {0: 1.0, 1: 1.2, 3: 1.4, 4: 1.6, 5: 2.0}  # 9 10 Q K A (jacks are bowers)
 MAKE = 7.5
-ALONE = 13.0
+ALONE = 7.0
 
 
 def strength(hand: Sequence[int], trump: int) -> float:
