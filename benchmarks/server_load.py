@@ -38,14 +38,19 @@ A run's figures are read at its end (the clock's stop), before the sockets close
 The clients (``--client``): ``light``, the default, is picows's WebSocket client with a callback a
 frame (no task, future or timeout a message), orjson to parse, and no parse at all of a frame whose
 ``legal`` is empty (nothing else in it is read), on uvloop (``--loop``), the collector off during the
-run; about 0.18 ms of the generator's CPU an action at 400 to 750 actions a second, against 0.41 to
-0.45 for ``websockets`` (the client until 29 November 2026: ``websockets``' client, a coroutine a
-socket, ``json.loads`` of every message, ``asyncio.wait_for`` around every ``recv``), which is kept
-to compare. Both play the same script: the legal actions of the last frame, a think drawn uniformly
-from 0.5 to 1.5 times ``--think``, then a random legal action (the messages that arrive meanwhile
-handled after it is sent, as the old client's socket buffer held them), and the same three latencies;
-both offer permessage-deflate the same way (the light client inflates the server's frames and
-deflates its own messages with zlib, as websockets does).
+run. Its CPU an action (29 November 2026, SQLite, load 10 to 17): 0.17 to 0.21 ms at 350 to 750
+actions a second without compression, 0.22 to 0.26 with it (it inflates every frame), 0.26 to 0.32
+at 200 a second (fewer events a wake-up); against 0.41 to 0.44 and 0.52 to 0.66 for ``websockets``
+(the client until then: ``websockets``' client, a coroutine a socket, ``json.loads`` of every
+message, ``asyncio.wait_for`` around every ``recv``), which is kept to compare. The server's CPU an
+action is the same with either at 250 to 530 actions a second; at 200 a second it was 0.1 to 0.2 ms
+higher with the light client (its answers come sooner, so the server's loop and grouped commits
+gather fewer actions a turn: ack p50 18 to 25 ms against 128 to 1,058 ms). Both play the same
+script: the legal actions of the last frame, a think drawn uniformly from 0.5 to 1.5 times
+``--think``, then a random legal action (the messages that arrive meanwhile handled after it is
+sent, as the old client's socket buffer held them), and the same three latencies; both offer
+permessage-deflate the same way (the light client inflates the server's frames and deflates its own
+messages with zlib, as websockets does).
 
 ``--in-process GAMES`` measures only the table's own part of an action (``Live.submit`` then
 ``Live.broadcast`` to four seated sockets that send nothing anywhere, a store that stores nothing):
