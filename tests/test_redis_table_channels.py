@@ -429,6 +429,53 @@ def test_a_note_kept_while_redis_was_away_goes_to_its_tables_channel() -> None:
     assert asyncio.run(run()) == [("changed", table), ("lobby", "")]  # (kept without its steps: read)
 
 
+@needs_redis
+def test_notes_published_together_arrive_in_order_and_a_dropped_publisher_connects_again() -> None:
+    """The publisher sends the notes of a turn of the event loop together on a connection of its
+    own: each caller returns once Redis took its note, every note arrives, in the order published;
+    when Redis drops that connection, the next note is still said (the publisher connects again)."""
+    assert REDIS
+    import redis.asyncio as aioredis
+
+    table = "t-" + uuid.uuid4().hex[:8]
+    name = "t1-publisher-" + uuid.uuid4().hex[:8]
+
+    async def run() -> tuple[list[int], int, list[dict[str, Any]], bool]:
+        hub = Recorder()
+        bus = RedisBus(REDIS)
+        await bus.start(hub)  # type: ignore[arg-type]
+        assert await bus.hear(table, 5)
+        order: list[int] = []
+
+        async def watchers(table_id: str, origin: str, data: dict[str, Any]) -> None:
+            order.append(data["anonymous"])
+            hub.changes.put_nowait(("watchers", str(data["anonymous"])))
+
+        hub.watchers_elsewhere = watchers  # type: ignore[method-assign]
+        other = other_bus()
+        other.redis = aioredis.from_url(REDIS, socket_connect_timeout=2, client_name=name)
+        await asyncio.gather(*(other.watchers(table, i, {}) for i in range(50)))
+        await hub.until("watchers", "49")
+        admin = aioredis.from_url(REDIS)
+        clients = (await admin.execute_command("CLIENT", "LIST")).decode()  # type: ignore[no-untyped-call]
+        ids = [line.split(" ")[0].removeprefix("id=") for line in clients.splitlines() if f" name={name} " in f" {line} "]
+        killed = 0
+        for client in ids:
+            killed += await admin.execute_command("CLIENT", "KILL", "ID", client)  # type: ignore[no-untyped-call]
+        await other.watchers(table, 50, {})
+        await hub.until("watchers", "50")
+        down = other.hub.health.is_down("redis")  # type: ignore[union-attr]
+        await admin.aclose()
+        await other.close()
+        await bus.close()
+        return order, killed, other.unsent, down
+
+    order, killed, unsent, down = asyncio.run(run())
+    assert order == list(range(51))
+    assert killed == 1  # the publisher's one connection (the notes went on it, not on the pool's)
+    assert unsent == [] and not down
+
+
 def test_the_channel_of_each_message() -> None:
     bus = RedisBus("redis://127.0.0.1:1/0")
     assert bus._channel_of({"table": "abc"}) == "updown:table:abc"
