@@ -457,6 +457,26 @@ MUTANTS = [
            '''now >= since * (1 + self.renew_growth)''',
            '''now > since''',
            ("tests/test_gc_policy.py::test_a_renewal_waits_for_the_memory_to_grow_between_the_shortest_and_longest_periods",)),
+    Mutant("loadgen-nested-legal", "the load generator skips a frame whose nested record holds a 'legal' list, taking it for one with nothing to do",
+           "benchmarks/server_load.py",
+           '''raw.startswith(_FRAME) and raw.count(b'"legal"') == 1 and _NO_LEGAL in raw''',
+           '''raw.startswith(_FRAME) and _NO_LEGAL in raw''',
+           ("tests/test_server_load_client.py",)),
+    Mutant("loadgen-drain-before-act", "the load generator's seat no longer handles the messages that came while it thought, after its action",
+           "benchmarks/server_load.py",
+           '''        self.legal = []
+        self.held = False
+        self.drain()''',
+           '''        self.legal = []
+        self.held = False''',
+           ("tests/test_server_load_client.py",)),
+    Mutant("loadgen-inflate-reset", "the load generator inflates each frame with a new context although the server keeps its own",
+           "benchmarks/server_load.py",
+           '''        if self.server_reset:
+            self.inflater''',
+           '''        if True:
+            self.inflater''',
+           ("tests/test_server_load_client.py",)),
 ]
 
 
