@@ -50,6 +50,10 @@ CHAT_HISTORY = 100
 """Chat lines a new socket gets (the last ones); ``GET /api/tables/{id}/chat`` gives them all."""
 WATCHER_NAMES = 50
 """Names of spectators listed at most (all are counted)."""
+UNLOAD = 300.0
+"""Seconds a table must have gone unused here before :meth:`Hub.unload_idle` drops it from memory."""
+UNLOAD_LOOK = 30.0
+"""Seconds between the clock's looks for tables to drop (:meth:`Hub.unload_idle`)."""
 HEAR = 1.0
 """Seconds a table's first load waits for Redis to confirm that its notes are heard here before
 reading it; if that takes longer, the table is read again once it is confirmed (:meth:`Hub.live`)."""
@@ -647,7 +651,7 @@ class Hub:
         has left the game, exactly as if they had pressed Leave. Each turn looks only at the tables
         that changed (:meth:`Live.stir`) or whose time came (:meth:`_clock_table`), so an idle
         table costs nothing between its wake-ups."""
-        reread = 0.0
+        reread = unload = 0.0
         while True:
             await asyncio.sleep(CLOCK)
             try:
@@ -656,6 +660,9 @@ class Hub:
                 if now - reread >= REREAD:
                     reread = now
                     await self._reread()
+                if now - unload >= UNLOAD_LOOK:
+                    unload = now
+                    await self.unload_idle(now)
                 await self._clock_turn(time.time())
             except Exception as err:
                 self._fault("clock loop", err)
@@ -928,7 +935,7 @@ class Hub:
         """The tables whose point in the heartbeat's cycle is in (a, b], wrapping at :data:`HEARTBEAT`:
         found by bisection in the held tables sorted by their points (sorted again when a table was
         loaded), so that a turn costs what its own tables cost, not a look at every table."""
-        # (A count suffices: a table, once loaded, stays in ``lives`` for the process's life.)
+        # (A count suffices: a load adds one table, and a drop (:meth:`_drop`) empties the order.)
         if len(self._beat_order) != len(self.lives):
             self._beat_order = sorted((beat_phase(t), t) for t in self.lives)
             self._beat_points = [p for p, _t in self._beat_order]
@@ -964,12 +971,16 @@ class Hub:
         again once it does (:meth:`_hear_late`); until then, while Redis is away, the watch loop
         reads it every second as it reads every table. A note heard while the table is being read
         finds no table to apply to: the table is read again once it is in memory."""
-        if table_id in self.lives:
-            return self.lives[table_id]
+        held = self.lives.get(table_id)
+        if held is not None:
+            held.used_at = time.time()
+            return held
         lock = self.loading.setdefault(table_id, asyncio.Lock())
         async with lock:
-            if table_id in self.lives:
-                return self.lives[table_id]
+            held = self.lives.get(table_id)
+            if held is not None:
+                held.used_at = time.time()
+                return held
             self._noted.discard(table_id)
             heard = await self.bus.hear(table_id, HEAR) if self.multi else True
             found = await asyncio.to_thread(self.store.table, table_id)
@@ -997,6 +1008,59 @@ class Hub:
                 self._late.add(task)
                 task.add_done_callback(self._late.discard)
             return live
+
+    async def unload_idle(self, now: float) -> list[str]:
+        """Drop from memory every table that nothing here needs: no socket here, no driver at work,
+        not locked or being loaded, nothing for this process's clock (finished or aborted, closed by
+        an admin and stopped here; with several processes also a running table another process
+        drives), and unused for :data:`UNLOAD` seconds (:attr:`Live.used_at`: handed out by
+        :meth:`live`, or a socket of it closed). The next use reads it back from the database,
+        whole; meanwhile its notes are not heard here. Without this a process kept every table it
+        ever loaded (about 230 KiB a finished game of four rounds). The tables dropped."""
+        dropped: list[str] = []
+        for table_id, live in list(self.lives.items()):
+            if live.conns or now - live.used_at < UNLOAD or live.lock.locked():
+                continue
+            if live.driver is not None and not live.driver.done():
+                continue
+            loading = self.loading.get(table_id)
+            if loading is not None and loading.locked():
+                continue
+            ended = live.status in ("finished", "aborted") or (live.status == CLOSED and table_id in self._stopped)
+            elsewhere = self.multi and live.status == "running" and not live.owned
+            if not (ended or elsewhere):
+                continue
+            self._drop(live)
+            dropped.append(table_id)
+        for table_id in dropped if self.multi else ():
+            await self.bus.forget(table_id)
+            again = self.loading.get(table_id)
+            if table_id in self.lives or (again is not None and again.locked()):
+                # Loaded again while its channel was being given up: hear it again and read it.
+                task = asyncio.get_running_loop().create_task(self._heard_again(table_id))
+                self._late.add(task)
+                task.add_done_callback(self._late.discard)
+        if dropped:
+            log.debug("%d idle tables dropped from memory, %d held", len(dropped), len(self.lives))
+        return dropped
+
+    def _drop(self, live: Live) -> None:
+        """Forget a table: it is no longer this process's (:meth:`unload_idle`)."""
+        table_id = live.id
+        del self.lives[table_id]
+        live.unloaded = True
+        self.loading.pop(table_id, None)
+        for kept in (self._stored, self._taken, self._chat_locks, self._watched_here, self._watched_elsewhere,
+                     self._lobby_seen, self._queued):
+            kept.pop(table_id, None)
+        self._stirred.discard(table_id)
+        self._noted.discard(table_id)
+        self._beat_order, self._beat_points = [], []  # sorted again at the heartbeat's next turn
+
+    async def _heard_again(self, table_id: str) -> None:
+        live = await self.live(table_id)
+        if live is not None:
+            await self._hear_late(live)
 
     async def _hear_late(self, live: Live) -> None:
         """A table loaded before Redis confirmed that its notes are heard here: once it does, the
@@ -1366,6 +1430,7 @@ class Hub:
 
     async def connected(self, live: Live, key: int, delta: int) -> None:
         """A socket for seat ``key`` opened (+1) or closed (-1): stored as a sign of life."""
+        live.used_at = time.time()  # (the last socket's close starts the table's time to unload)
         if key == SPECTATOR:
             return
         info = live.seats[key]

@@ -192,6 +192,11 @@ class Live:
         driver): 0, at its next turn; ``inf``, not until something changes (:meth:`stir`)."""
         self.stirred: Callable[[Live], None] = lambda live: None
         """Told when :meth:`stir` is called (the hub queues the table for its clock's next turn)."""
+        self.used_at = time.time()
+        """When the hub last handed the table out or a socket of it closed (``Hub.unload_idle``)."""
+        self.unloaded = False
+        """Dropped from the hub's memory (``Hub.unload_idle``): whoever still holds this object
+        holds a copy that hears nothing more; the hub's ``live`` reads the table afresh."""
         for k in self.frames:
             self._frame_check(k)
 

@@ -88,6 +88,9 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             first = live.frame(key, since, lang)
             conn.last_n = first["n"]
             live.conns.add(conn)
+            if live.unloaded:  # dropped from memory while this socket was set up (after UNLOAD s): again
+                await websocket.close(code=TRY_AGAIN, reason="the table was set aside meanwhile; retrying")
+                return
             await websocket.send_text(encode(first))
             conn.last_table = encode({"type": "table", "table": live.public()})
             await websocket.send_text(conn.last_table)
