@@ -477,6 +477,22 @@ MUTANTS = [
            '''        if True:
             self.inflater''',
            ("tests/test_server_load_client.py",)),
+    Mutant("unload-keeps-beat-order", "the heartbeat's cycle is not sorted again after a table is dropped (a table loaded then is left out)",
+           "updown/server/hub.py",
+           '''        self._beat_order, self._beat_points = [], []  # sorted again at the heartbeat's next turn
+''',
+           '''''',
+           ("tests/test_table_unload.py::test_the_heartbeat_follows_the_tables_held_after_a_drop",)),
+    Mutant("unload-with-sockets", "a table is dropped from memory although a socket of it is open here",
+           "updown/server/hub.py",
+           '''if live.conns or now - live.used_at < UNLOAD or live.lock.locked():''',
+           '''if now - live.used_at < UNLOAD or live.lock.locked():''',
+           ("tests/test_table_unload.py::test_what_stays_a_socket_a_driven_game_an_open_table_and_recent_use",)),
+    Mutant("unload-driven-here", "a running table this process drives is dropped from memory (its clock and bots with it)",
+           "updown/server/hub.py",
+           '''elsewhere = self.multi and live.status == "running" and not live.owned''',
+           '''elsewhere = live.status == "running"''',
+           ("tests/test_table_unload.py::test_what_stays_a_socket_a_driven_game_an_open_table_and_recent_use",)),
 ]
 
 
