@@ -191,3 +191,15 @@ def test_the_heartbeat_follows_the_tables_held_after_a_drop(tmp_path: Path) -> N
         assert set(hub._beat_due(-1.0, HEARTBEAT)) == {"new"}
 
     _run(tmp_path, body)
+
+
+def test_asking_for_tables_that_do_not_exist_keeps_nothing(tmp_path: Path) -> None:
+    """A request or socket for an id that is no table leaves nothing behind in the hub (a client
+    asking for many made-up ids must not grow the server's memory)."""
+    async def body(hub: Hub, store: Store) -> None:
+        _table(store, "real", people=1, status="open")
+        found = await asyncio.gather(*(hub.live(f"made-up-{i}") for i in range(50)), hub.live("real"))
+        assert found[:-1] == [None] * 50 and found[-1] is not None
+        assert set(hub.loading) <= {"real"} and set(hub.lives) == {"real"}
+
+    _run(tmp_path, body)

@@ -985,6 +985,8 @@ class Hub:
             heard = await self.bus.hear(table_id, HEAR) if self.multi else True
             found = await asyncio.to_thread(self.store.table, table_id)
             if found is None:
+                if self.loading.get(table_id) is lock:  # (an id asked for that does not exist: keep nothing)
+                    del self.loading[table_id]
                 if self.multi:
                     await self.bus.forget(table_id)
                 return None
