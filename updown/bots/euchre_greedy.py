@@ -7,8 +7,8 @@
   team (half). The bot makes trump at 7.5 or more (in the second round 7 or more), and goes alone
   at 7 or more with no losing off-suit card (every card a trump or an off-suit ace: the right
   bower, two small trumps and two aces is 7.8), except the dealer's partner in the first round
-  (docs/bots.md, issue 33, eleventh pass; the threshold was 13, which no hand reaches: the most is
-  12.3, so it never went alone). The stuck dealer names its strongest suit.
+  (docs/bots.md, issue 33, eleventh pass; the threshold was 13, which no hand that may go alone
+  reaches: the most is 12.3, so it never went alone). The stuck dealer names its strongest suit.
 * Discarding: a losing off-suit card, preferring to make a void; never a trump unless all are.
 * Leading: the makers draw trump with their highest trump while it is the highest left, then
   cash off-suit aces; defenders lead off-suit aces, then their lowest off-suit card.
