@@ -521,6 +521,16 @@ MUTANTS = [
            '''return await asyncio.wait_for(asyncio.shield(waiting), timeout)''',
            '''return True''',
            ("tests/test_redis_table_channels.py::test_a_table_loaded_while_the_listener_is_busy_is_read_again_once_it_confirms",)),
+    Mutant("smart-alone-with-losers", "the smart rule goes alone with a losing off-suit card in its hand",
+           "updown/batched/euchre.py",
+           '''alone = (s >= alone20) & (losers == 0) & (self.turn != ((self.dealer + 2) & 3))''',
+           '''alone = (s >= alone20) & (self.turn != ((self.dealer + 2) & 3))''',
+           ("tests/test_batched_euchre_smart.py::test_the_smart_rule_is_the_greedy_bot",)),
+    Mutant("greedy-alone-unreachable", "the Euchre greedy bot's going-alone threshold back at 13, which no hand that may go alone reaches",
+           "updown/bots/euchre_greedy.py",
+           '''ALONE = 7.0''',
+           '''ALONE = 13.0''',
+           ("tests/test_batched_euchre_smart.py::test_the_smart_rule_is_the_greedy_bot", "tests/test_batched_euchre_smart.py::test_the_smart_rule_bids_with_the_bots_thresholds")),
 ]
 
 
