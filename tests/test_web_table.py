@@ -352,8 +352,15 @@ def test_replay_lists_moves_by_deal_and_trick_and_jumps_to_a_trick_by_link_and_k
 
     # Keys: a step back and forth, a trick at a time.
     page.locator(".moves").click(position={"x": 5, "y": 5})
+    # A step patches the viewer, it does not build it anew (rebuilding a long match's hundreds of
+    # moves and lines made each step slow): the list of moves and the board are the same elements,
+    # and exactly one move is marked as the current one.
+    page.evaluate("document.querySelector('nav.moves').__kept = 1; document.querySelector('.replay-main .board').__kept = 1")
     page.keyboard.press("ArrowLeft")
     page.wait_for_selector(f".replay-bar[data-step='{pos - 1}']")
+    assert page.evaluate("document.querySelector('nav.moves').__kept === 1 && "
+                         "document.querySelector('.replay-main .board').__kept === 1")
+    assert page.locator(".moves button.move.current").count() == 1
     page.keyboard.press("ArrowDown")
     page.wait_for_selector(f".replay-bar[data-step='{pos}']")
     page.keyboard.press("ArrowDown")

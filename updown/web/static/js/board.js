@@ -1,9 +1,9 @@
 // The table drawn from one seat's view (or the spectator's): the rules in view, the seats around
 // the trick, what to do now, the action buttons and the hand. Used live (table.js) and by the
 // replay viewer (replay.js). Per-game screens live in games/*.js. Everything here is vnodes
-// (vdom.js): the live table patches its page with them frame after frame; the replay viewer takes
-// an element (renderBoard).
-import { h, toElement } from './vdom.js';
+// (vdom.js): the live table and the replay viewer patch their pages with them, frame after frame or
+// step after step.
+import { h } from './vdom.js';
 import { t } from './i18n.js';
 import { cardText } from './cards.js';
 import { displayName, withNames } from './names.js';
@@ -194,11 +194,8 @@ function feltAround(ctx) {
       h('div', {class: 'trick-notes'}, lastTrickParts(ctx))));
 }
 
-// The whole table for one view, as an element (the replay viewer's). ctx: {game, view, log, mySeat,
-// seats, names, legal, canAct, act, clock, seatViews}
-export function renderBoard(ctx) { return toElement(boardView(ctx)); }
-
-// The whole table for one view, as a vnode (the live table patches its page with it).
+// The whole table for one view, as a vnode (the live table and the replay viewer patch their pages
+// with it). ctx: {game, view, log, mySeat, seats, names, legal, canAct, act, clock, seatViews}
 export function boardView(ctx) {
   const g = ctx.game;
   const parts = [];

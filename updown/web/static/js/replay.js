@@ -8,8 +8,9 @@
 // step (Up/Down: a trick at a time), the slider drags, and the
 // address's hash (#step=K, K the record's step) is a link to the position shown.
 import { h, mount } from './dom.js';
+import { h as v, patch } from './vdom.js';
 import { lang, t } from './i18n.js';
-import { actionText, renderBoard } from './board.js';
+import { actionText, boardView } from './board.js';
 import { screenFor } from './gamescreens.js';
 import { errorText } from './errors.js';
 import { displayName, withNames } from './names.js';
@@ -77,8 +78,14 @@ export function buildMoves(d) {
 }
 
 export async function replayPage(root) {
-  /** @type {{data: any, moves: any, pos: number, all: boolean, error: string | null}} */ // data: the server's steps; moves: buildMoves's
-  const state = {data: null, moves: null, pos: 0, all: false, error: null};
+  /** @type {{data: any, moves: any, pos: number, all: boolean, error: string | null, copied: string}} */ // data: the server's steps; moves: buildMoves's; copied: what the link button said
+  const state = {data: null, moves: null, pos: 0, all: false, error: null, copied: ''};
+  // The viewer is patched from the last step's vnode (vdom.js), not built anew: a step changes a few
+  // elements (the board, the current move, the newest lines), and a long match's list of hundreds of
+  // moves stays as it is. Rebuilding it all made a step cost 40 to 70 ms here, 300 ms and more on a
+  // slow phone.
+  /** @type {import('./vdom.js').VNode | null} */
+  let drawn = null;
   const fileInput = h('input', {type: 'file', accept: '.json,application/json', id: 'replay-file'});
   const tableInput = h('input', {name: 'table', placeholder: t('table id'), id: 'replay-table'});
   const out = h('div', {class: 'replay-out'});
@@ -126,6 +133,7 @@ export async function replayPage(root) {
   const jump = (pos, focusList = false) => {
     if (!state.data) return;
     state.pos = Math.max(0, Math.min(state.moves.items.length - 1, pos));
+    state.copied = '';
     const k = state.moves.items[state.pos].last;
     history.replaceState(history.state, '', `${location.pathname}${location.search}#step=${k}`);
     draw(focusList);
@@ -155,17 +163,17 @@ export async function replayPage(root) {
     const cur = state.pos;
     const itemButton = (k) => {
       const it = items[k];
-      return h('li', {}, h('button', {type: 'button', class: `move ${k === cur ? 'current' : ''}`, 'data-pos': k,
+      return v('li', {}, v('button', {type: 'button', class: `move ${k === cur ? 'current' : ''}`, 'data-pos': k,
         'aria-current': k === cur ? 'step' : null, onclick: () => jump(k)},
-      it.who ? [h('span', {class: 'mv-who'}, it.who), ': '] : null, it.text));
+      it.who ? [v('span', {class: 'mv-who'}, it.who), ': '] : null, it.text));
     };
-    return h('nav', {class: 'panel moves', 'aria-label': t('Moves')}, groups.map((g) => h('section', {class: 'deal-group'},
-      h('h3', {}, h('button', {type: 'button', class: `group-head ${items[cur].outer === groups.indexOf(g) && g.start === cur ? 'current' : ''}`,
+    return v('nav', {class: 'panel moves', 'aria-label': t('Moves')}, groups.map((g) => v('section', {class: 'deal-group'},
+      v('h3', {}, v('button', {type: 'button', class: `group-head ${items[cur].outer === groups.indexOf(g) && g.start === cur ? 'current' : ''}`,
         'data-group': g.title, onclick: () => jump(g.start)}, g.title)),
-      h('ol', {}, g.entries.map((e) => e.group
-        ? h('li', {class: 'trick-group'}, h('button', {type: 'button', class: 'group-head', 'data-trick': e.group.title,
+      v('ol', {}, g.entries.map((e) => e.group
+        ? v('li', {class: 'trick-group'}, v('button', {type: 'button', class: 'group-head', 'data-trick': e.group.title,
           onclick: () => jump(e.group.end), title: t('Go to the end of {what}', {what: e.group.title})}, e.group.title),
-        h('ol', {}, e.group.items.map(itemButton)))
+        v('ol', {}, e.group.items.map(itemButton)))
         : itemButton(e.item))))));
   }
 
@@ -177,21 +185,25 @@ export async function replayPage(root) {
       if (typeof at !== 'number') return null;
       try { return new Date(at * 1000).toLocaleTimeString(lang, {hour: '2-digit', minute: '2-digit'}); } catch (e) { return null; }
     };
-    const items = said.map((x, k) => h('li', {'data-seq': x.seq, 'data-chat-step': x.step, class: k === newest ? 'newest' : null,
+    const items = said.map((x, k) => v('li', {'data-seq': x.seq, 'data-chat-step': x.step, class: k === newest ? 'newest' : null,
       'aria-current': k === newest ? 'true' : null},
-    when(x.at) ? h('span', {class: 'muted chat-time'}, when(x.at), ' ') : null,
-    h('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? h('span', {class: 'tag'}, t('spectator')) : null, ': ',
-    h('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
-    return h('section', {class: 'panel chat replay-chat', 'data-replay-chat': '', 'aria-labelledby': 'replay-chat-title'},
-      h('h2', {id: 'replay-chat-title'}, t('Chat')),
-      h('ol', {class: 'chat-lines', tabindex: 0, 'aria-label': t('Chat')},
-        items.length ? items : h('li', {class: 'muted chat-empty'}, t('Nothing said yet.'))));
+    when(x.at) ? v('span', {class: 'muted chat-time'}, when(x.at), ' ') : null,
+    v('strong', {class: 'chat-name'}, x.name), x.seat === null || x.seat === undefined ? v('span', {class: 'tag'}, t('spectator')) : null, ': ',
+    v('span', {class: 'chat-text'}, x.preset && PRESETS[x.preset] ? PRESETS[x.preset]() : x.text)));
+    return v('section', {class: 'panel chat replay-chat', 'data-replay-chat': '', 'aria-labelledby': 'replay-chat-title'},
+      v('h2', {id: 'replay-chat-title'}, t('Chat')),
+      v('ol', {class: 'chat-lines', tabindex: 0, 'aria-label': t('Chat')},
+        items.length ? items : v('li', {class: 'muted chat-empty'}, t('Nothing said yet.'))));
   }
 
   function draw(focusList = false) {
-    if (state.error) { mount(out, h('div', {class: 'banner error', role: 'alert', 'data-replay-error': ''}, state.error)); return; }
+    if (state.error || !state.data) {
+      drawn = null;
+      if (state.error) mount(out, h('div', {class: 'banner error', role: 'alert', 'data-replay-error': ''}, state.error));
+      else mount(out);
+      return;
+    }
     const d = state.data;
-    if (!d) { mount(out); return; }
     const items = state.moves.items;
     const it = items[state.pos];
     const s = d.steps[it.last];
@@ -204,43 +216,47 @@ export async function replayPage(root) {
       clock: {}, seatViews: state.all && s.seats ? s.seats : null, prompt: null};
     const where = [state.moves.groups[it.outer] ? state.moves.groups[it.outer].title : null,
       it.trick ? t('Trick {n}', {n: it.trick}) : null].filter(Boolean).join(' · ');
-    const slider = h('input', {type: 'range', min: 0, max: items.length - 1, value: state.pos, 'aria-label': t('Step'), id: 'replay-slider',
+    const slider = v('input', {type: 'range', min: 0, max: items.length - 1, value: state.pos, 'aria-label': t('Step'), id: 'replay-slider',
       'aria-valuetext': `${where}: ${it.who ? `${it.who}: ` : ''}${it.text}`,
       oninput: (e) => jump(+e.target.value)});
-    const modeSel = h('select', {id: 'replay-mode', 'aria-label': t('Show'), disabled: !d.finished,
+    const modeSel = v('select', {id: 'replay-mode', 'aria-label': t('Show'), disabled: !d.finished, value: state.all ? 'all' : 'spectator',
       onchange: (e) => { state.all = e.target.value === 'all'; draw(); }},
-      h('option', {value: 'spectator', selected: !state.all}, t('as a spectator')),
-      h('option', {value: 'all', selected: state.all}, t('with all hands')));
-    const copyMsg = h('span', {class: 'muted', role: 'status'});
+      v('option', {value: 'spectator', selected: !state.all}, t('as a spectator')),
+      v('option', {value: 'all', selected: state.all}, t('with all hands')));
     const keepFocus = document.activeElement && document.activeElement.id;
-    const moves = moveList();
-    mount(out,
-      h('div', {class: 'panel replay-bar', 'data-step': state.pos, 'data-record-step': it.last},
-        h('strong', {}, d.game_name), ' · ', d.seats.join(', '),
-        h('div', {class: 'controls'},
-          h('button', {type: 'button', onclick: () => jump(0), 'aria-label': t('First step')}, '|◀'),
-          h('button', {type: 'button', id: 'replay-back', onclick: () => step(-1), 'aria-label': t('Back')}, '◀'),
+    const shown = lines.slice(-300);
+    const first = lines.length - shown.length; // each line keyed by its place in the game: a step adds or drops a few
+    const page = v('div', {class: 'replay-view'},
+      v('div', {class: 'panel replay-bar', 'data-step': state.pos, 'data-record-step': it.last},
+        v('strong', {}, d.game_name), ' · ', d.seats.join(', '),
+        v('div', {class: 'controls'},
+          v('button', {type: 'button', onclick: () => jump(0), 'aria-label': t('First step')}, '|◀'),
+          v('button', {type: 'button', id: 'replay-back', onclick: () => step(-1), 'aria-label': t('Back')}, '◀'),
           slider,
-          h('button', {type: 'button', id: 'replay-forward', onclick: () => step(1), 'aria-label': t('Forward')}, '▶'),
-          h('button', {type: 'button', onclick: () => jump(items.length - 1), 'aria-label': t('Last step')}, '▶|'),
+          v('button', {type: 'button', id: 'replay-forward', onclick: () => step(1), 'aria-label': t('Forward')}, '▶'),
+          v('button', {type: 'button', onclick: () => jump(items.length - 1), 'aria-label': t('Last step')}, '▶|'),
           modeSel),
-        h('div', {class: 'replay-where', 'data-where': ''}, where ? `${where} · ` : '', it.who ? `${it.who}: ` : '', it.text),
-        h('div', {class: 'muted'}, t('Step {i} of {n}', {i: state.pos, n: items.length - 1}),
+        v('div', {class: 'replay-where', 'data-where': ''}, where ? `${where} · ` : '', it.who ? `${it.who}: ` : '', it.text),
+        v('div', {class: 'muted'}, t('Step {i} of {n}', {i: state.pos, n: items.length - 1}),
           d.finished ? '' : ` · ${t('not a finished game: only what a spectator sees')}`, ' · ',
-          h('button', {type: 'button', class: 'secondary small-btn', id: 'replay-link', onclick: async () => {
-            try { await navigator.clipboard.writeText(location.href); copyMsg.textContent = t('Link copied.'); } catch (e) { copyMsg.textContent = location.href; }
-          }}, t('Copy the link to this position')), ' ', copyMsg),
-        h('p', {class: 'muted keys-help'}, t('Keys: ← → a step, ↑ ↓ a trick, Home and End.')),
-        stepLines.length ? h('ul', {class: 'step-lines'}, stepLines.map((l) => h('li', {}, l))) : null),
-      h('div', {class: 'replay-main'},
-        h('div', {}, renderBoard(ctx),
-          h('section', {class: 'panel log'}, h('h2', {}, t('What happened')),
-            h('ol', {class: 'lines', tabindex: 0, 'aria-label': t('What happened')}, lines.slice(-300).map((l) => h('li', {}, l)))),
+          v('button', {type: 'button', class: 'secondary small-btn', id: 'replay-link', onclick: async () => {
+            try { await navigator.clipboard.writeText(location.href); state.copied = t('Link copied.'); } catch (e) { state.copied = location.href; }
+            draw();
+          }}, t('Copy the link to this position')), ' ', v('span', {class: 'muted', role: 'status'}, state.copied)),
+        v('p', {class: 'muted keys-help'}, t('Keys: ← → a step, ↑ ↓ a trick, Home and End.')),
+        stepLines.length ? v('ul', {class: 'step-lines'}, stepLines.map((l) => v('li', {}, l))) : null),
+      v('div', {class: 'replay-main'},
+        v('div', {}, boardView(ctx),
+          v('section', {class: 'panel log'}, v('h2', {}, t('What happened')),
+            v('ol', {class: 'lines', tabindex: 0, 'aria-label': t('What happened')}, shown.map((l, i) => v('li', {key: first + i}, l)))),
           d.chat && d.chat.length ? chatPanel(it.last) : null),
-        moves));
+        moveList()));
+    if (drawn && drawn.elm && drawn.elm.parentNode === out) drawn = patch(drawn, page);
+    else { const spot = document.createElement('div'); mount(out, spot); drawn = patch(spot, page); }
     const ol = out.querySelector('.lines'); if (ol) ol.scrollTop = ol.scrollHeight;
     const chatList = out.querySelector('.replay-chat .chat-lines'); if (chatList) chatList.scrollTop = chatList.scrollHeight;
     // Keep the current move in view inside the list (not by scrolling the page).
+    const moves = /** @type {HTMLElement} */ (out.querySelector('nav.moves'));
     const current = /** @type {HTMLElement | null} */ (moves.querySelector('button.move.current'));
     if (current) {
       const top = current.offsetTop - moves.offsetTop;
@@ -249,7 +265,9 @@ export async function replayPage(root) {
       }
       if (focusList) current.focus({preventScroll: true});
     }
-    if (keepFocus) { const el = document.getElementById(keepFocus); if (el) el.focus({preventScroll: true}); }
+    if (keepFocus && document.activeElement && document.activeElement.id !== keepFocus) {
+      const el = document.getElementById(keepFocus); if (el) el.focus({preventScroll: true});
+    }
   }
 
   mount(root, h('div', {class: 'page replay'}, h('h1', {}, t('Replay viewer')),

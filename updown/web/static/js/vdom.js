@@ -95,10 +95,3 @@ function copy(node) {
   const children = node.children && node.children.map((c) => (typeof c === 'string' ? c : copy(c)));
   return makeVnode(node.sel, node.data, children, node.text, undefined);
 }
-
-// An element for a vnode drawn once, not patched again (the replay viewer draws its board so).
-/** @param {VNode} node @returns {Element} */
-export function toElement(node) {
-  const out = patch(document.createElement('div'), node);
-  return /** @type {Element} */ (out.elm);
-}
