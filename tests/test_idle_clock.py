@@ -23,12 +23,11 @@ import pytest
 
 import updown.server.hub as hub_module
 from updown.server import admin
-from updown.server.db import make_engine, upgrade
 from updown.server.hub import Hub
 from updown.server.live import Live
-from updown.server.models import Seat, Table
 from updown.server.store import Store
 
+from hub_util import run_hub, updown_table
 from test_server import db_urls, fresh_pg_db
 
 
@@ -39,23 +38,9 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_pg_db()  # a database of its own on the test cluster
 
 
-def _store(db: str) -> Store:
-    engine = make_engine(db)
-    upgrade(engine)
-    return Store(engine)
-
-
 def _table(store: Store, table_id: str, *, timer: float | None, grace: float) -> None:
     """A running UP&DOWN table of two people (ann at seat 0) and two bots, nobody connected."""
-    ann = store.account_id_for(f"ann-{table_id}", "person")
-    bob = store.account_id_for(f"bob-{table_id}", "person")
-    store.create_table(
-        Table(id=table_id, game="updown", players=4, options='{"rounds": 1}', seed=f"seed-{table_id}", timer=timer,
-              grace=grace, rated=False, private=False, status="running", created_by=ann, created_at=time.time()),
-        [Seat(table_id=table_id, seat=0, kind="person", account_id=ann, name="ann"),
-         Seat(table_id=table_id, seat=1, kind="person", account_id=bob, name="bob"),
-         Seat(table_id=table_id, seat=2, kind="bot", bot="random", name="bot 2"),
-         Seat(table_id=table_id, seat=3, kind="bot", bot="random", name="bot 3")])
+    updown_table(store, table_id, timer=timer, grace=grace)
 
 
 async def _owned(hub: Hub, table_id: str) -> Live:
@@ -85,23 +70,8 @@ def _visits(hub: Hub) -> list[str]:
 
 
 def _run(db: str, body: Callable[[Hub, Store], Awaitable[None]]) -> None:
-    store = _store(db)
-    hub = Hub(store, bot_delay=0)
-    hub.sweep = math.inf  # the wake-ups alone
+    run_hub(db, body)  # the clock's net off: the wake-ups alone
 
-    async def main() -> None:
-        try:
-            await body(hub, store)
-        finally:
-            for live in hub.lives.values():
-                if live.driver is not None:
-                    live.driver.cancel()
-            await asyncio.sleep(0)
-
-    try:
-        asyncio.run(main())
-    finally:
-        store.engine.dispose()
 
 
 def test_an_idle_tables_move_time_running_out_marks_its_person_away(db: str) -> None:

@@ -14,17 +14,16 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from updown.server.db import make_engine, upgrade
+from updown.server.db import make_engine
 from updown.server.hub import BEAT_STEP, CLOCK, HEARTBEAT, Hub, beat_phase
-from updown.server.models import Seat, Table
 from updown.server.store import Store
 
+from hub_util import run_hubs, store_for, updown_table
 from test_server import db_urls, fresh_pg_db
 
 
@@ -35,43 +34,15 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return fresh_pg_db()
 
 
-def _store(db: str) -> Store:
-    engine = make_engine(db)
-    upgrade(engine)
-    return Store(engine)
-
-
 def _table(store: Store, table_id: str, *, grace: float = 3600.0, status: str = "running") -> None:
     """An UP&DOWN table of two people (seats 0 and 1) and two bots."""
-    ann = store.account_id_for(f"ann-{table_id}", "person")
-    bob = store.account_id_for(f"bob-{table_id}", "person")
-    store.create_table(
-        Table(id=table_id, game="updown", players=4, options='{"rounds": 1}', seed=f"seed-{table_id}", timer=None,
-              grace=grace, rated=False, private=False, status=status, created_by=ann, created_at=time.time()),
-        [Seat(table_id=table_id, seat=0, kind="person", account_id=ann, name="ann"),
-         Seat(table_id=table_id, seat=1, kind="person", account_id=bob, name="bob"),
-         Seat(table_id=table_id, seat=2, kind="bot", bot="random", name="bot 2"),
-         Seat(table_id=table_id, seat=3, kind="bot", bot="random", name="bot 3")])
+    updown_table(store, table_id, grace=grace, status=status)
 
 
 def _stored(store: Store, table_id: str) -> list[float | None]:
     found = store.table(table_id)
     assert found is not None
     return [s.seen_at for s in found[1]]
-
-
-def _run(body: Callable[[], Awaitable[None]], *hubs: Hub) -> None:
-    async def main() -> None:
-        try:
-            await body()
-        finally:
-            for hub in hubs:
-                for live in hub.lives.values():
-                    if live.driver is not None:
-                        live.driver.cancel()
-            await asyncio.sleep(0)
-
-    asyncio.run(main())
 
 
 def _record_writes(hub: Hub) -> list[tuple[float, list[tuple[str, int]]]]:
@@ -93,7 +64,7 @@ def test_every_connected_seat_is_stored_within_the_heartbeat_and_the_writes_are_
     connected seat once a cycle, and at every clock turn every connected seat's stored time is
     within HEARTBEAT of now. Bots, people without a connection and finished tables are never
     stored."""
-    store = _store(db)
+    store = store_for(db)
     hub = Hub(store, bot_delay=0)
     ids = [f"t{i:02d}" for i in range(40)]
 
@@ -149,7 +120,7 @@ def test_every_connected_seat_is_stored_within_the_heartbeat_and_the_writes_are_
             math.ceil(point / BEAT_STEP) * BEAT_STEP % HEARTBEAT)
 
     try:
-        _run(body, hub)
+        run_hubs(body, hub)
     finally:
         store.engine.dispose()
 
@@ -157,7 +128,7 @@ def test_every_connected_seat_is_stored_within_the_heartbeat_and_the_writes_are_
 def test_a_late_turn_stores_everyone_and_a_failed_write_is_made_up_at_the_next_turn(db: str) -> None:
     """A turn that comes HEARTBEAT or more after the last stores every connected seat; a write that
     fails (the database away) leaves the cycle where it was, so the next turn stores those seats."""
-    store = _store(db)
+    store = store_for(db)
     hub = Hub(store, bot_delay=0)
     ids = [f"u{i:02d}" for i in range(20)]
 
@@ -199,7 +170,7 @@ def test_a_late_turn_stores_everyone_and_a_failed_write_is_made_up_at_the_next_t
             assert _stored(store, t)[seat] == now + 9 * CLOCK
 
     try:
-        _run(body, hub)
+        run_hubs(body, hub)
     finally:
         store.engine.dispose()
 
@@ -208,7 +179,7 @@ def test_the_tables_due_in_a_stretch_of_the_cycle_are_those_whose_point_is_in_it
     """``Hub._beat_due`` (bisection over the sorted points) against a look at every table, for
     stretches across the cycle's end too; a table loaded after a turn is in the next turns' stretches
     and its connected seat is stored within HEARTBEAT."""
-    store = _store(db)
+    store = store_for(db)
     hub = Hub(store, bot_delay=0)
 
     async def body() -> None:
@@ -234,7 +205,7 @@ def test_the_tables_due_in_a_stretch_of_the_cycle_are_those_whose_point_is_in_it
         assert {p for _at, ps in writes for p in ps} == {(t, 1) for t in ids[50:]}
 
     try:
-        _run(body, hub)
+        run_hubs(body, hub)
     finally:
         store.engine.dispose()
 
@@ -253,7 +224,7 @@ def test_a_seat_connected_only_on_another_process_is_not_taken_for_absent(db: st
     it runs, since B's spread heartbeat keeps her stored time fresh; bob, connected nowhere, has left
     when his grace ran out. Once B stops (its heartbeat no longer turns), ann has left within
     3 * HEARTBEAT and the grace."""
-    store = _store(db)
+    store = store_for(db)
     other = Store(make_engine(db))
     a = Hub(store, bot_delay=0, multi=True)
     b = Hub(other, bot_delay=0, multi=True)
@@ -291,7 +262,7 @@ def test_a_seat_connected_only_on_another_process_is_not_taken_for_absent(db: st
         assert _left_at(store, "m1", 0)
 
     try:
-        _run(body, a, b)
+        run_hubs(body, a, b)
     finally:
         store.engine.dispose()
         other.engine.dispose()

@@ -14,36 +14,16 @@ time to :meth:`Hub.unload_idle` by hand. Deterministic: no test waits for a time
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from updown.server.db import make_engine, upgrade
 from updown.server.hub import HEARTBEAT, UNLOAD, Bus, Hub
 from updown.server.live import SPECTATOR, Live
-from updown.server.models import Seat, Table
 from updown.server.store import Store
 
-
-def _store(tmp_path: Path) -> Store:
-    engine = make_engine(f"sqlite:///{tmp_path / 'updown.db'}")
-    upgrade(engine)
-    return Store(engine)
-
-
-def _table(store: Store, table_id: str, *, people: int, status: str = "running") -> None:
-    """An UP&DOWN table of one round: ``people`` people first (nobody connected), bots after."""
-    ids = [store.account_id_for(f"p{i}-{table_id}", "person") for i in range(people)]
-    store.create_table(
-        Table(id=table_id, game="updown", players=4, options='{"rounds": 1}', seed=f"seed-{table_id}", timer=None,
-              grace=3600.0, rated=False, private=False, status=status, created_by=ids[0] if ids else None,
-              created_at=time.time()),
-        [Seat(table_id=table_id, seat=i, kind="person", account_id=ids[i], name=f"p{i}") if i < people else
-         Seat(table_id=table_id, seat=i, kind="bot", bot="random", name=f"bot {i}") for i in range(4)])
+from hub_util import run_hub, updown_table
 
 
 async def _driven(hub: Hub, table_id: str) -> Live:
@@ -80,28 +60,12 @@ class Heard(Bus):
 
 
 def _run(tmp_path: Path, body: Callable[[Hub, Store], Awaitable[None]], **kw: Any) -> None:
-    store = _store(tmp_path)
-    hub = Hub(store, bot_delay=0, **kw)
-    hub.sweep = math.inf
-
-    async def main() -> None:
-        try:
-            await body(hub, store)
-        finally:
-            for live in hub.lives.values():
-                if live.driver is not None:
-                    live.driver.cancel()
-            await asyncio.sleep(0)
-
-    try:
-        asyncio.run(main())
-    finally:
-        store.engine.dispose()
+    run_hub(f"sqlite:///{tmp_path / 'updown.db'}", body, **kw)
 
 
 def test_a_finished_table_nobody_uses_leaves_memory_and_comes_back_whole(tmp_path: Path) -> None:
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "done", people=0)  # four bots: driven to its end here
+        updown_table(store, "done", people=0)  # four bots: driven to its end here
         live = await _driven(hub, "done")
         assert live.status == "finished"
         public, steps, result = live.public(), [s.n for s in live.steps], live.result
@@ -124,15 +88,15 @@ def test_a_finished_table_nobody_uses_leaves_memory_and_comes_back_whole(tmp_pat
 
 def test_what_stays_a_socket_a_driven_game_an_open_table_and_recent_use(tmp_path: Path) -> None:
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "watched", people=0)
+        updown_table(store, "watched", people=0)
         watched = await _driven(hub, "watched")  # finished, but a spectator is connected here
         assert watched.status == "finished"
         conn = Conn(SPECTATOR)
         watched.conns.add(conn)
-        _table(store, "playing", people=1)
+        updown_table(store, "playing", people=1)
         playing = await _driven(hub, "playing")  # running and driven here: its clock is here
         assert playing.status == "running"
-        _table(store, "waiting", people=1, status="open")
+        updown_table(store, "waiting", people=1, status="open")
         waiting = await hub.live("waiting")
         assert waiting is not None and waiting.status == "open"
         later = time.time() + 10 * UNLOAD
@@ -152,7 +116,7 @@ def test_what_stays_a_socket_a_driven_game_an_open_table_and_recent_use(tmp_path
 
 def test_a_table_being_loaded_or_locked_stays(tmp_path: Path) -> None:
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "done", people=0)
+        updown_table(store, "done", people=0)
         live = await _driven(hub, "done")
         later = live.used_at + 2 * UNLOAD
         async with live.lock:  # a step or a catch-up under way
@@ -168,7 +132,7 @@ def test_with_several_processes_a_table_driven_elsewhere_leaves_and_is_no_longer
     bus = Heard()
 
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "elsewhere", people=1)
+        updown_table(store, "elsewhere", people=1)
         live = await hub.live("elsewhere")  # another process drives it (no lease here)
         assert live is not None and live.status == "running" and not live.owned
         assert await hub.unload_idle(live.used_at + UNLOAD + 1) == ["elsewhere"]
@@ -182,9 +146,9 @@ def test_the_heartbeat_follows_the_tables_held_after_a_drop(tmp_path: Path) -> N
     again when a table is dropped: a table loaded after a drop, the count of tables unchanged, is
     in it (or its connected people would look absent to the other processes, and lose their seats)."""
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "done", people=0)
+        updown_table(store, "done", people=0)
         live = await _driven(hub, "done")
-        _table(store, "new", people=1)
+        updown_table(store, "new", people=1)
         assert set(hub._beat_due(-1.0, HEARTBEAT)) == {"done"}
         assert await hub.unload_idle(live.used_at + UNLOAD + 1) == ["done"]
         assert await hub.live("new") is not None  # one table held, as before the drop
@@ -197,7 +161,7 @@ def test_asking_for_tables_that_do_not_exist_keeps_nothing(tmp_path: Path) -> No
     """A request or socket for an id that is no table leaves nothing behind in the hub (a client
     asking for many made-up ids must not grow the server's memory)."""
     async def body(hub: Hub, store: Store) -> None:
-        _table(store, "real", people=1, status="open")
+        updown_table(store, "real", people=1, status="open")
         found = await asyncio.gather(*(hub.live(f"made-up-{i}") for i in range(50)), hub.live("real"))
         assert found[:-1] == [None] * 50 and found[-1] is not None
         assert set(hub.loading) <= {"real"} and set(hub.lives) == {"real"}
