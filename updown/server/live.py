@@ -187,6 +187,12 @@ class Live:
         """Where bots that search think (``botpool.py``), in this table's turn; None: in this process."""
         self.reread: Callable[[Live], Awaitable[None]] = _nothing
         """Reads the table's status and seats again from the database (the hub's ``refresh``)."""
+        self.heard: Callable[[], bool] = lambda: False
+        """True while the other processes' notes about this table reach this process (Redis has
+        confirmed its channel on the listener's live subscription: ``Bus.hears``). Then a step
+        stored elsewhere is already applied here or in a note on its way, whose step number makes
+        this process's next commit a conflict (and a catch-up) if it comes too late: the driving
+        loop need not read the steps before it looks for work (:meth:`kick`)."""
         self.wake = 0.0
         """When the hub's clock must next look at this table (move timers, absence, a stopped
         driver): 0, at its next turn; ``inf``, not until something changes (:meth:`stir`)."""
@@ -719,10 +725,14 @@ class Live:
             log.info("table %s finished: placings %s", self.id, finish.result.get("placings"))
         await self.notify(self)
 
-    def kick(self, read_first: bool = True) -> None:
+    def kick(self, read_first: bool = True, *, even_if_heard: bool = False) -> None:
         """Make sure the driving loop runs (only where this process owns the table).
 
-        ``read_first``: with several processes, the loop first reads the steps others stored. False
+        ``read_first``: with several processes, the loop first reads the steps others stored, unless
+        the table's notes are heard here (:attr:`heard`: what others stored is applied or on its way,
+        and a step on its way makes the loop's commit a conflict, after which it catches up); with
+        ``even_if_heard`` it reads anyway (a table just taken over: its last driver may have died
+        between a commit and its note, and a note never sent is not on its way). False
         right after a step of this process's own (the table is as stored then, but for a step another
         process stores meanwhile, and that one makes the next commit a conflict, after which the
         table catches up): no read an action, and no loop at all when it has nothing to do (a
@@ -733,7 +743,8 @@ class Live:
         if not read_first and not self.due():
             return
         if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
-            self.driver = asyncio.get_running_loop().create_task(self._drive(read_first))
+            read = read_first and (even_if_heard or not self.heard())
+            self.driver = asyncio.get_running_loop().create_task(self._drive(read))
             # However it ends (waiting for people, a fault, cancelled), the clock's watchdog looks.
             self.driver.add_done_callback(lambda _task: self.stir())
 
