@@ -93,7 +93,8 @@ class Bus:
         return True
 
     async def forget(self, table_id: str) -> None:
-        """Stop hearing a table's notes (one :meth:`hear` asked for, that turned out not to exist)."""
+        """Stop hearing a table's notes: one :meth:`hear` asked for that turned out not to exist, or
+        a table dropped from memory (:meth:`Hub.unload_idle`), heard again if it is loaded again."""
         return None
 
     def hears(self, table_id: str) -> bool:
