@@ -5,6 +5,7 @@ legal actions through a real WebSocket on 127.0.0.1, against one server process 
     python benchmarks/server_load.py ... --src /tmp/step-base    # the server of another checkout
     python benchmarks/server_load.py ... --src before=/tmp/base,after=. --rounds 2   # two checkouts, interleaved
     python benchmarks/server_load.py ... --py-spy prof.txt       # where the (first) server's time goes
+    python benchmarks/server_load.py ... --py-spy prof.txt --py-spy-gil   # only the thread holding the GIL
     python benchmarks/server_load.py --db postgresql+psycopg://... --redis redis://... \\
         --processes 1,2,4 --rounds 2                             # scale-out, runs interleaved
     python benchmarks/server_load.py ... --deflate on,off --rounds 3   # WebSocket compression, interleaved
@@ -634,7 +635,7 @@ async def drive(args: argparse.Namespace, servers: list[Server], deflate: bool,
     if args.py_spy:
         spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(pids[0]),
                                 "--format", "raw", "--rate", "50", "--duration", str(int(args.seconds)),
-                                "--output", args.py_spy, "--nonblocking"],
+                                "--output", args.py_spy, "--nonblocking", *(["--gil"] if args.py_spy_gil else [])],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     spy_me = None
     if args.py_spy_generator:
@@ -956,6 +957,8 @@ def main() -> None:
                         help="run the server from this source tree (another checkout), or compare several, "
                              "interleaved with the other variants: LABEL=PATH,LABEL=PATH")
     parser.add_argument("--py-spy", default=None, metavar="FILE", help="sample the first server with py-spy")
+    parser.add_argument("--py-spy-gil", action="store_true",
+                        help="with --py-spy: only the thread holding the interpreter lock (closest to CPU on a loaded machine)")
     parser.add_argument("--py-spy-generator", default=None, metavar="FILE",
                         help="sample this load generator with py-spy (its figures: --top)")
     parser.add_argument("--top", type=int, default=40, help="with --py-spy: how many functions to list")
