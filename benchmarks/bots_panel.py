@@ -8,8 +8,11 @@ against fields of every kind, with 95% intervals and a sequential stop.
 
 **Fields.** The other ``players - 1`` seats: ``random``, ``easy``, ``greedy``, ``normal``, ``hard``
 (all that bot), ``mixed`` (greedy, random, easy, in that order, cut to the seats there are; one seat
-alone plays them in turn, deal by deal), ``self`` (the test bot itself in every seat). A field may
-also be a comma-free list of bots joined by ``+`` (``greedy+random+easy``).
+alone plays them in turn, deal by deal; in a game of partners ``greedy`` is the test seat's
+partner), ``self`` (the test bot itself in every seat: a check, not an aim, since every bot scores
+0 there but for chance; it stops after ``--min-deals`` deals, and shares its deals with the field
+named after the test bot, which is the same line-up). A field may also be a comma-free list of
+bots joined by ``+`` (``greedy+random+easy``).
 
 **Tests.** Each test bot (a registered name, or a level with settings changed as in
 ``bots_strength.py``: ``normal:read=0``) takes entry 0 of the line-up ``[test, field...]`` and
@@ -114,13 +117,19 @@ def budgeted(name: str, counts: dict[str, int]) -> str:
 duplicate.make_bot = _make  # the arena's seatings, with the benchmark's bot settings and timing
 
 
-def field_bots(field: str, test: str, others: int, deal: int) -> list[str]:
+def field_bots(field: str, test: str, others: int, deal: int, partner: int | None = None) -> list[str]:
+    """The bots of entries 1 to ``others``; ``partner``: the test seat's partner entry in a game of
+    partners (the mixed field seats ``greedy`` there, not ``random``)."""
     if field == "self":
         return [test] * others
     if field == "mixed":  # (not budgeted: greedy, random and easy have no budget)
         if others == 1:
             return [MIXED[deal % len(MIXED)]]
-        return list(MIXED[:others]) + ["greedy"] * max(0, others - len(MIXED))
+        bots = list(MIXED[:others]) + ["greedy"] * max(0, others - len(MIXED))
+        if partner is not None:
+            bots.remove("greedy")
+            bots.insert(partner - 1, "greedy")
+        return bots
     if "+" in field:
         bots = field.split("+")
         if len(bots) != others:
@@ -218,10 +227,19 @@ def cell_key(args: argparse.Namespace, field: str, test: str, players: int) -> d
             "field": field, "test": test}
 
 
+def test_partner(game: Any, players: int) -> int | None:
+    """Entry 0's partner in a game of partners (the first, if several), else None."""
+    for team in entry_teams(game, players):
+        if 0 in team and len(team) > 1:
+            return min(e for e in team if e != 0)
+    return None
+
+
 def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
     game = get_game(args.game)
     options = game.options(args.options)
     players = args.players
+    partner = test_partner(game, players)
     lines = []
     for field in args.fields:
         per: dict[str, list[dict[str, Any]]] = {t: [] for t in args.tests}
@@ -230,13 +248,23 @@ def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
         for deal in range(args.deals):
             for test in args.tests:
                 key = cell_key(args, field, test, players)
+                if field == "mixed" and partner is not None:
+                    key["partner"] = "greedy"  # (runs before it seated random there: not paired with them)
                 row = store.get(key, deal)
+                if row is None and field in ("self", test):
+                    # The test bot in every seat is one line-up whether the field is called ``self`` or
+                    # by the bot's name: the same deal is played once and filed under both.
+                    same = store.get(cell_key(args, test if field == "self" else "self", test, players), deal)
+                    if same is not None:
+                        row = {**same, "field": field}
+                        store.add(row)
                 if row is None:
                     del TIMES[:]
                     del WORLDS[:]
-                    bots = [TEST + test, *field_bots(field, test, players - 1, deal)]
+                    others = field_bots(field, test, players - 1, deal, partner)
+                    bots = [TEST + test, *others]
                     got = play(game, options, players, bots, args.seed, deal, [0])
-                    row = {**key, "deal": deal, "diff": got["diff"][0], "win": got["win"][0],
+                    row = {**key, "deal": deal, "others": others, "diff": got["diff"][0], "win": got["win"][0],
                            "times": TIMES[:] if args.keep_times else [], "timing": _times(TIMES),
                            "worlds": _worlds(WORLDS), "load": _load()}
                     store.add(row)
@@ -248,6 +276,9 @@ def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
                 print(f"  {field} deal {n} ({time.perf_counter() - began:.0f} s): "
                       + "; ".join(f"{t} {_fmt([r['diff'] for r in per[t]])}" for t in args.tests)
                       + f"; paired {checks}", file=sys.stderr, flush=True)
+            if field == "self" and n >= args.min_deals:
+                state = "a check: the same bot in every seat scores 0 but for chance"
+                break
             if args.stop and n >= args.min_deals and checks and "open" not in checks:
                 state = "stopped: " + ", ".join(checks)
                 break
@@ -282,6 +313,11 @@ def report_field(field: str, per: dict[str, list[dict[str, Any]]], tests: list[s
     for x, y in zip(tests, tests[1:]):
         d = [b["diff"] - a["diff"] for a, b in zip(per[x][:n], per[y][:n])]
         w = [b["win"] - a["win"] for a, b in zip(per[x][:n], per[y][:n])]
+        if field == "self":  # no aim: each is 0 by symmetry, and so is their difference
+            inside = len(d) < 2 or interval(d)["low"] <= 0 <= interval(d)["high"]
+            out.append(f"  {y} - {x} (paired): score {_fmt(d)}  win {_fmt(w)}  check, 0 expected: "
+                       + ("0 inside" if inside else "0 OUTSIDE the interval"))
+            continue
         out.append(f"  {y} - {x} (paired): score {_fmt(d)}  win {_fmt(w)}  aim {y} >= {x}: {verdict(d)}")
     return out
 
