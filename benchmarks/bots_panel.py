@@ -31,10 +31,11 @@ interval on one side of 0 (``met``: above, ``failed``: below); otherwise it runs
 ``--deals`` run out (``open``). Looking after every deal makes a stop a little more likely than
 the nominal 5% by chance alone; the intervals printed are the plain ones.
 
-**Ladder** (``--ladder``): head to head at tables of 2 and 4 (``[A, B]``, ``[A, B, A, B]``: two
-seats each, seated alternately, every seating of each deal) for each consecutive pair of
-``--tests`` (e.g. ``easy,normal,hard``), in each of ``--games``: B's mean score less A's per game
-with its standard error and 95% interval, and B's share of the first places.
+**Ladder** (``--ladder``): head to head at tables of 2 and 4, or of ``--players`` alone when it is
+given (``[A, B]``, ``[A, B, A, B]``: two seats each, seated alternately, every seating of each deal)
+for each consecutive pair of ``--tests`` (e.g. ``easy,normal,hard``), in each of ``--games``: B's
+mean score less A's per game with its standard error and 95% interval, and B's share of the first
+places.
 
 **Budgets.** The levels' own budgets are wall time with a cap of worlds (UP&DOWN ``normal``
 90 ms, ``hard`` 800 ms), so on a loaded machine they get fewer worlds and play weaker, and a run
@@ -339,7 +340,7 @@ def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
         opts = args.options if game_id == args.game else {}
         options = game.options(opts)
         for a, b in zip(args.tests, args.tests[1:]):
-            for players in (2, 4):
+            for players in args.ladder_sizes:
                 if not game.min_players <= players <= game.max_players:
                     continue
                 lines.append(ladder_cell(args, store, game, options, opts, a, b, players))
@@ -418,6 +419,7 @@ def main(argv: list[str]) -> None:
     p.add_argument("--quiet", dest="progress", action="store_false")
     args = p.parse_args(argv)
     game = get_game(args.game)
+    args.ladder_sizes = (args.players,) if args.players else (2, 4)  # the ladder's tables: --players, else 2 and 4
     args.players = args.players or game.bench_players
     args.options = {k: int(v) if v.isdigit() else v
                     for k, _, v in (o.partition("=") for o in args.opts)}

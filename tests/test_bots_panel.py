@@ -49,3 +49,9 @@ def test_self_takes_the_deals_of_the_field_of_the_same_line_up_and_is_a_check(tm
     assert "a check" in line
     assert "check, 0 expected" in out and "aim greedy >= random: " in out
     assert not any("aim" in x for x in out.split("field self", 1)[1].splitlines()[1:])
+
+
+def test_the_ladder_plays_only_the_table_size_asked_for(tmp_path: Path) -> None:
+    out, _ = _panel(tmp_path, "--game", "updown", "-o", "rounds=1", "--ladder", "--players", "2",
+                    "--tests", "random;greedy", "--deals", "1", "--min-deals", "1")
+    assert "ladder greedy vs random at 2" in out and "at 4" not in out
