@@ -116,14 +116,11 @@ async def _behind_on_a_bot_turn(made: Made, hub: Watched, bus: RedisBus) -> tupl
     return live, bot, len(made.stored())
 
 
-@needs_redis
-def test_a_driving_loop_that_skips_its_read_on_a_heard_table_conflicts_and_catches_up(tmp_path: Path) -> None:
-    """The table's notes are heard here, so the loop woken by a seat change (``kick()``) does not
-    read the steps first: it plays the bot on its copy, one step behind, and its commit conflicts
-    with the step the other process stored. It then catches up, finds the bot's action no longer
-    due, and stores nothing: the table is the stored one, step for step."""
+def _kicked_behind(made: Made, heard: bool) -> tuple[list[str], int, Live]:
+    """:func:`_behind_on_a_bot_turn`, the table's channel kept (``heard``) or given up, then the
+    driving loop woken by a seat change (``kick()``) and run until it stops: what it did with the
+    store, the steps stored before it ran, and the table."""
     assert REDIS
-    made = Made(tmp_path)
 
     async def run() -> tuple[list[str], int, Live]:
         store = Logged(make_engine(made.db))
@@ -131,6 +128,9 @@ def test_a_driving_loop_that_skips_its_read_on_a_heard_table_conflicts_and_catch
         hub = Watched(store, bus=bus, multi=True, bot_delay=0)
         try:
             live, _bot, stored = await _behind_on_a_bot_turn(made, hub, bus)
+            if not heard:
+                await bus.forget(made.table)
+                assert not bus.hears(made.table)
             store.events.clear()
             live.owned = True
             live.kick()
@@ -139,7 +139,17 @@ def test_a_driving_loop_that_skips_its_read_on_a_heard_table_conflicts_and_catch
         finally:
             await bus.close()
 
-    events, stored, live = asyncio.run(run())
+    return asyncio.run(run())
+
+
+@needs_redis
+def test_a_driving_loop_that_skips_its_read_on_a_heard_table_conflicts_and_catches_up(tmp_path: Path) -> None:
+    """The table's notes are heard here, so the loop woken by a seat change (``kick()``) does not
+    read the steps first: it plays the bot on its copy, one step behind, and its commit conflicts
+    with the step the other process stored. It then catches up, finds the bot's action no longer
+    due, and stores nothing: the table is the stored one, step for step."""
+    made = Made(tmp_path)
+    events, stored, live = _kicked_behind(made, heard=True)
     assert events and events[0] == "commit", f"the loop read before it acted: {events}"
     assert "steps" in events[1:], f"the conflict was not caught up: {events}"
     assert len(made.stored()) == stored, "a step was stored on the stale position"
@@ -150,26 +160,8 @@ def test_a_driving_loop_that_skips_its_read_on_a_heard_table_conflicts_and_catch
 def test_a_driving_loop_on_a_table_not_heard_reads_first(tmp_path: Path) -> None:
     """The same, but the table's channel given up (its notes not heard here): the loop reads the
     steps before it looks for work, finds the bot's step stored, and commits nothing."""
-    assert REDIS
     made = Made(tmp_path)
-
-    async def run() -> tuple[list[str], int, Live]:
-        store = Logged(make_engine(made.db))
-        bus = RedisBus(REDIS)
-        hub = Watched(store, bus=bus, multi=True, bot_delay=0)
-        try:
-            live, _bot, stored = await _behind_on_a_bot_turn(made, hub, bus)
-            await bus.forget(made.table)
-            assert not bus.hears(made.table)
-            store.events.clear()
-            live.owned = True
-            live.kick()
-            await _driven(live)
-            return store.events, stored, live
-        finally:
-            await bus.close()
-
-    events, stored, live = asyncio.run(run())
+    events, stored, live = _kicked_behind(made, heard=False)
     assert events[:1] == ["steps"] and "commit" not in events, events
     assert len(made.stored()) == stored
     _same(live, made)
