@@ -29,6 +29,10 @@ VIEWPORTS = {"phone": {"width": 360, "height": 740}, "desktop": {"width": 1280, 
 PLAY_PHASE = {"updown": "choose", "euchre": "play", "updown-sueca": "trick", "up-or-down": "play"}
 COUNTS = {"updown": (2, 3, 4), "euchre": (4,), "updown-sueca": (4,), "up-or-down": (2, 3, 4, 5, 6)}
 CASES = [(game, n) for game, counts in COUNTS.items() for n in counts]
+# Euchre to its usual 10 points, not SHORT's 3: the greedy partner goes alone (since it goes alone
+# at 7), the player then sits the deal out, and a lone march (4 points) ended a game to 3 before the
+# player had played a card.
+OPTIONS = {**SHORT, "euchre": {}}
 # What "the cards on the table" are: the trick, or Up or Down?'s display (the ring).
 TRICK = {"up-or-down": ".ring"}
 # The hand scrolled into view (its bottom at the bottom of the screen, as a player holds a phone),
@@ -75,7 +79,7 @@ def inside(box: dict[str, float] | None, size: dict[str, int]) -> bool:
 def test_the_trick_and_the_hand_fit_one_screen(server: Server, page: Any, game: str, players: int) -> None:
     made = page.context.request.post(server.base + "/api/tables", data=json.dumps(
         {"game": game, "players": players, "seats": ["me"] + ["bot:greedy"] * (players - 1),
-         "options": SHORT[game]}),
+         "options": OPTIONS[game]}),
         headers={"Content-Type": "application/json"})
     assert made.ok, made.text()
     page.set_viewport_size(VIEWPORTS["phone"])
