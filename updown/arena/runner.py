@@ -160,10 +160,18 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` fresh processes that leave Ctrl-C to the parent: the arena's, and any
+    other harness's that plays pure deal tasks (``benchmarks/bots_panel.py``). The processes are
+    spawned, not forked, so no thread of the parent is copied half way through its work; a task
+    must therefore be a module-level function of plain-data arguments."""
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+
+
 def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool, workers: int) -> Deals:
     todo = iter(batches(deals, workers, 8))
-    context = multiprocessing.get_context("spawn")  # no fork of a process that runs threads
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+    pool = worker_pool(workers)
     pending: set[Future[list[dict[str, Any]]]] = set()
     finished = False
     try:
@@ -185,12 +193,13 @@ def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool, work
     finally:
         if not finished:
             # Stopped (Ctrl-C, an error, the caller closed us): the deals in hand are not wanted.
-            _terminate(pool)
+            terminate(pool)
         pool.shutdown(wait=finished, cancel_futures=True)
 
 
-def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now rather than after the batches they have been given."""
+def terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now rather than after the tasks they have been given (then call
+    ``pool.shutdown``)."""
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
     if terminate is not None:
         terminate()
