@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from updown.batched.base import BatchedGame, refuse_research
-from updown.batched.bits import BIT, U64, BitArray, IntArray, popcount
+from updown.batched.bits import BIT, U64, BitArray, IntArray, popcount, select_bit
 from updown.core.protocol import State, View
 from updown.games import euchre as E
 
@@ -542,6 +542,42 @@ class BatchedEuchre(BatchedGame):
             if not live.any():
                 return
             a = self.smart_actions() if smart else self.greedy_actions()
+            a[~live] = -1
+            self._legal = None
+            self._apply(live, a)
+
+    def mixed_to_deal_end(self, random_share: npt.ArrayLike, deal: IntArray | None = None) -> None:
+        """:meth:`greedy_to_deal_end` with seats that play at random some of the time: at each step
+        the seat to act in game ``g`` plays a uniformly random legal action with chance
+        ``random_share[g, seat]`` (1: a random player; 1/3: the ``easy`` level; 0: the rule), else
+        the playout rule's (:meth:`playout_actions`). Each step draws one number per game from the
+        batch's generator for whether to play at random and one for which action, so a batch's
+        games are reproducible from its seed (issue 33: Euchre ``hard``'s model of the table,
+        :mod:`updown.bots.euchre_model`)."""
+        share = np.asarray(random_share, dtype=np.float64)
+        if share.shape != (self.n, 4):
+            raise ValueError(f"random_share takes one chance per game and seat: shape ({self.n}, 4), not {share.shape}")
+        if ((share < 0) | (share > 1)).any():
+            raise ValueError("random_share holds chances: every entry between 0 and 1")
+        deal = self.deal_no.copy() if deal is None else np.asarray(deal, dtype=np.int64)
+        if deal.shape != (self.n,):
+            raise ValueError(f"mixed_to_deal_end takes one deal number per game: shape ({self.n},), not {deal.shape}")
+        flat = share.reshape(-1)
+        over = OVER
+        while True:
+            live = (self.deal_no == deal) & (self.phase != over)
+            if not live.any():
+                return
+            a = self.playout_actions()
+            u = self.rng.random(self.n)
+            pick = self.rng.random(self.n)
+            use = live & (u < flat[self._all4 + np.maximum(self.turn, 0)])
+            if use.any():
+                small, band = self._legal_small()
+                count = popcount(small)
+                k = np.minimum((pick * count).astype(np.int64), np.maximum(count.astype(np.int64) - 1, 0))
+                chosen = select_bit(small, k) + band.astype(np.int64)
+                a = np.where(use & (count > 0), chosen, a)
             a[~live] = -1
             self._legal = None
             self._apply(live, a)

@@ -397,6 +397,16 @@ class EuchreNormal(PimcBot):
     make: float = 7.5
     """With ``playout="smart"``: the playouts' bid threshold (``BatchedEuchre.make``; the ``greedy``
     bot's ``MAKE``, 7.5)."""
+    model: bool = False
+    """Learn who sits at the table (:mod:`updown.bots.euchre_model`, issue 33, fourteenth pass):
+    each other seat's kind (random, careless, the rule, searching) weighed by its bids and cards in
+    this match; worlds kept by how well those kinds explain this deal's bids and cards, and played
+    on with each seat by its kind."""
+    model_samples: int = 32
+    """With :attr:`model`: draws of the cards a finished deal did not show (the dealer's discard, a
+    seat that sat out), per deal."""
+    _model_cache: dict[Any, Any] | None = None
+    """With :attr:`model`: the finished deals' evidence, kept between decisions."""
     endgame: int = 0
     """Solve the deal's last this many tricks exactly in each world (double dummy,
     :mod:`updown.bots.euchre_endgame`) instead of playing them on by the greedy rule; 0: off."""
@@ -489,11 +499,22 @@ class EuchreNormal(PimcBot):
         if self.policy != "greedy" or self.rechoose:
             return super().batch_values(sampler, n, legal)
         began = time.perf_counter()
-        drawn = [sampler.draw(self.rng) for _ in range(n)]
-        # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
-        margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view,
-                                  rule=self.playout, make=self.make)
-        values = summarise(margins)
+        draw_weighted = getattr(sampler, "draw_weighted", None)
+        if callable(draw_weighted) and not self.endgame and self.playout == "greedy":
+            from updown.bots.euchre_model import kind_margins, weighted_summary
+
+            # Uniform worlds, each weighed by how well the table's kinds explain this deal (importance
+            # weights: a try of rejection costs as much as a world played on).
+            drawn = [draw_weighted(self.rng) for _ in range(n)]
+            margins = kind_margins([w for w, _, _ in drawn], [k for _, k, _ in drawn], self.seat, legal,
+                                   rng=self._np_rng, view=self._view)
+            values = weighted_summary(margins, [x for _, _, x in drawn])
+        else:
+            drawn = [sampler.draw(self.rng) for _ in range(n)]
+            # endgame 0: the greedy playouts of deal_values, the same figures for the same generator
+            margins = endgame_margins(drawn, self.seat, legal, self.endgame, rng=self._np_rng, view=self._view,
+                                      rule=self.playout, make=self.make)
+            values = summarise(margins)
         if self.first is not None and self._view is not None and self.milliseconds is not None:
             _PACE.setdefault(type(self), PaceModel()).add(playout_steps(self._view), n * len(legal), n,
                                                           time.perf_counter() - began)
@@ -507,6 +528,13 @@ class EuchreNormal(PimcBot):
 
     def sampler(self, view: View) -> WorldSampler:
         base = super().sampler(view)
+        if self.model and view.get("upcard") is not None and view.get("dealer") is not None:
+            from updown.bots.euchre_model import ModelWorlds
+
+            if self._model_cache is None:
+                self._model_cache = {}
+            return ModelWorlds(view, base, self.rng, cache=self._model_cache, samples=self.model_samples,
+                               tries=self.tries)
         if not self.read_bids or view.get("upcard") is None or view.get("dealer") is None:
             return base
         read = BidReadWorlds(view, base, self.miss, self.tries)
