@@ -250,3 +250,50 @@ def test_hard_is_reproducible_and_reads_only_its_view():
                 continue
             st.apply(others[s].act(v, legal), s)
     assert checked > 10
+
+
+def test_worlds_read_from_bids_only_leave_the_cards_out():
+    """With ``cards`` off a world reads only this deal's bids: fewer decisions, so the most a
+    random seat's decisions can weigh (the product of 1/n) is larger; the kinds before the deal
+    are the same."""
+    _, view = _play(["greedy"] * 4, 5, deals=2,
+                    stop=lambda v, s: s == 0 and v["deal"] == 2 and v["phase"] == "play" and sum(v["tricks"]) >= 3)
+    assert view["phase"] == "play"
+    world = GAME.world_sampler(view).draw(random.Random(1))
+    both = TableModel(view, random.Random(1))
+    bids = TableModel(view, random.Random(1), cards=False)
+    assert both.prior == bids.prior
+    fewer = 0
+    for j in (1, 2, 3):
+        full, only = both.world_likelihoods(world, j)[1], bids.world_likelihoods(world, j)[1]
+        assert only[RANDOM] >= full[RANDOM]
+        fewer += only[RANDOM] > full[RANDOM]
+    assert fewer >= 1
+
+
+class _Resampled(_Counted):
+    model_draws = 3.0
+
+
+def test_hard_with_resampled_worlds_is_reproducible_and_legal():
+    """With three weighed worlds drawn per world played on, ``hard`` still plays legal,
+    reproducible games."""
+    for seed in range(2):
+        results = []
+        for _ in range(2):
+            st = GAME.new_state(4, GAME.options({"target": 99, "deals": 1}))
+            rng = random.Random(seed)
+            bots = [_Resampled(GAME, 0, random.Random(3)),
+                    *(make_bot(k, GAME, s, random.Random(s)) for s, k in ((1, "random"), (2, "greedy"), (3, "easy")))]
+            chosen = []
+            while not st.is_terminal():
+                if st.is_chance():
+                    st.apply(st.sample_chance(rng))
+                    continue
+                s = st.actors()[0]
+                a = bots[s].act(st.view(s), st.legal_actions(s))
+                if s == 0:
+                    chosen.append(a)
+                st.apply(a, s)  # apply refuses an illegal action
+            results.append(chosen)
+        assert results[0] == results[1]

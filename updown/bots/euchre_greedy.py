@@ -405,6 +405,13 @@ class EuchreNormal(PimcBot):
     model_samples: int = 32
     """With :attr:`model`: draws of the cards a finished deal did not show (the dealer's discard, a
     seat that sat out), per deal."""
+    model_cards: bool = True
+    """With :attr:`model`: this deal's worlds weighed by the others' cards as well as their bids
+    (their kinds are learnt from both either way)."""
+    model_draws: float = 1.0
+    """With :attr:`model`: above 1, this many uniform worlds per world played on are drawn and
+    weighed, and the worlds played on are drawn from them by their weights (systematic
+    resampling); at 1, every world drawn is played on and its margins count by its weight."""
     _model_cache: dict[Any, Any] | None = None
     """With :attr:`model`: the finished deals' evidence, kept between decisions."""
     endgame: int = 0
@@ -505,7 +512,13 @@ class EuchreNormal(PimcBot):
 
             # Uniform worlds, each weighed by how well the table's kinds explain this deal (importance
             # weights: a try of rejection costs as much as a world played on).
-            drawn = [draw_weighted(self.rng) for _ in range(n)]
+            drawn = [draw_weighted(self.rng) for _ in range(max(n, round(n * self.model_draws)))]
+            if len(drawn) > n:
+                w = np.array([x for _, _, x in drawn])
+                w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1 / len(w))
+                spots = (self._np_rng.random() + np.arange(n)) / n
+                drawn = [drawn[i] for i in np.minimum(np.searchsorted(np.cumsum(w), spots), len(w) - 1)]
+                drawn = [(world, kinds, 1.0) for world, kinds, _ in drawn]
             margins = kind_margins([w for w, _, _ in drawn], [k for _, k, _ in drawn], self.seat, legal,
                                    rng=self._np_rng, view=self._view)
             values = weighted_summary(margins, [x for _, _, x in drawn])
@@ -534,7 +547,7 @@ class EuchreNormal(PimcBot):
             if self._model_cache is None:
                 self._model_cache = {}
             return ModelWorlds(view, base, self.rng, cache=self._model_cache, samples=self.model_samples,
-                               tries=self.tries)
+                               tries=self.tries, cards=self.model_cards)
         if not self.read_bids or view.get("upcard") is None or view.get("dealer") is None:
             return base
         read = BidReadWorlds(view, base, self.miss, self.tries)

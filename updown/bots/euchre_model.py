@@ -262,7 +262,7 @@ class TableModel:
     the deal's number and events; it changes nothing but the time taken."""
 
     def __init__(self, view: View, rng: random.Random, cache: dict[Any, Any] | None = None, samples: int = 32,
-                 prior: Sequence[float] = PRIOR):
+                 prior: Sequence[float] = PRIOR, cards: bool = True):
         me = view["seat"]
         self.seat = me
         stuck = bool(view["options"].get("stick_the_dealer"))
@@ -291,6 +291,8 @@ class TableModel:
         self.deal.stuck = stuck
         self._memo: dict[Any, tuple[list[float], list[float]]] = {}
         self._played = [self.deal.played_by(j) for j in range(4)]
+        self._read = self.deal if cards else _bids_only(self.deal)
+        """The deal as this deal's decisions are read in a world: with ``cards`` off, its bids only."""
 
     def world_likelihoods(self, world: State, seat: int) -> tuple[list[float], list[float]]:
         """The chance of ``seat``'s decisions this deal under each kind in ``world`` (where its hand
@@ -306,7 +308,7 @@ class TableModel:
                 dealt = [c for c in dealt if c != deal.upcard]
                 if key[2] >= 0:
                     dealt.append(key[2])
-            decisions = seat_decisions(deal, seat, sorted(dealt), hand)
+            decisions = seat_decisions(self._read, seat, sorted(dealt), hand)
             found = self._memo[key] = (likelihoods(decisions), best_likelihoods(decisions))
         return found
 
@@ -335,11 +337,11 @@ class ModelWorlds(WorldSampler):
     gives the world."""
 
     def __init__(self, view: View, base: WorldSampler, rng: random.Random, cache: dict[Any, Any] | None = None,
-                 samples: int = 32, tries: int = 30):
+                 samples: int = 32, tries: int = 30, cards: bool = True):
         self.base = base
         self.tries = tries
         self.seat = view["seat"]
-        self.model = TableModel(view, rng, cache=cache, samples=samples)
+        self.model = TableModel(view, rng, cache=cache, samples=samples, cards=cards)
 
     def weigh(self, world: State) -> tuple[float, list[list[float]]]:
         """The world's chance of being kept, and each seat's kind weights in it."""
