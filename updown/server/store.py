@@ -52,6 +52,25 @@ _SEEN_ARRAYS = text("UPDATE seats SET seen_at = :at FROM unnest(CAST(:t AS TEXT[
                     "WHERE seats.table_id = v.t AND seats.seat = v.s")
 """The heartbeat's update on PostgreSQL: one statement for all the seats, their tables and numbers as
 two arrays (a quarter of the CPU of running :data:`_SEEN` for each of 250 seats)."""
+_PUBLIC_TABLES = (select(Table).where(Table.status.in_(bindparam("statuses", expanding=True)), Table.private.is_(False))
+                  .order_by(Table.created_at.desc()).limit(bindparam("limit")))
+"""The newest public tables in some statuses (:meth:`Store.tables`), built once: the lists are
+parameters."""
+_SEATS_OF = select(Seat).where(Seat.table_id.in_(bindparam("ids", expanding=True))).order_by(Seat.seat)
+"""The seats of some tables, built once."""
+_SESSIONS_UNTIL = select(Session.token_hash, Session.expires_at).where(
+    Session.token_hash.in_(bindparam("hashes", expanding=True)), Session.expires_at >= bindparam("now"))
+"""Which of some sessions are still valid, and until when (the hub's look at its sockets' sessions,
+every few seconds while sockets open), built once."""
+_STEP_COUNTS = (select(Step.table_id, func.max(Step.n)).where(Step.table_id.in_(bindparam("ids", expanding=True)))
+                .group_by(Step.table_id))
+"""The steps some tables have stored, built once."""
+_REREAD_TABLES = (select(Table.id, Table.status, Seat.kind, Seat.account_id, Seat.name, Seat.left)
+                  .join(Seat, Seat.table_id == Table.id).where(Table.id.in_(bindparam("ids", expanding=True)))
+                  .order_by(Table.id, Seat.seat))
+"""The hub's re-read of its tables' status and seats, built once."""
+_DISABLED = select(Account.id).where(Account.id.in_(bindparam("ids", expanding=True)), Account.disabled.is_(True))
+"""Which of some accounts are disabled, built once."""
 
 
 class _Driver:
@@ -266,8 +285,7 @@ class Store:
         if not hashes:
             return {}
         with DbSession(self.engine) as s:
-            rows = s.execute(select(Session.token_hash, Session.expires_at)
-                             .where(Session.token_hash.in_(list(hashes)), Session.expires_at >= time.time())).all()
+            rows = s.execute(_SESSIONS_UNTIL, {"hashes": list(hashes), "now": time.time()}).all()
             return {str(h): float(at) for h, at in rows}
 
     def end_session(self, token: str) -> None:
@@ -308,11 +326,13 @@ class Store:
             return t, seats
 
     def tables(self, statuses: Sequence[str], limit: int = 200) -> list[tuple[Table, list[Seat]]]:
+        """The newest public tables in these statuses, with their seats (the lobby's list, ``GET
+        /api/tables``). Its statements are built once: an ``IN`` list built anew at each call left
+        about ten objects in reference cycles for the garbage collector (see :meth:`seen`)."""
         with DbSession(self.engine) as s:
-            rows = s.scalars(select(Table).where(Table.status.in_(statuses), Table.private.is_(False))
-                             .order_by(Table.created_at.desc()).limit(limit)).all()
+            rows = s.scalars(_PUBLIC_TABLES, {"statuses": list(statuses), "limit": limit}).all()
             ids = [t.id for t in rows]
-            seats = s.scalars(select(Seat).where(Seat.table_id.in_(ids)).order_by(Seat.seat)).all() if ids else []
+            seats = s.scalars(_SEATS_OF, {"ids": ids}).all() if ids else []
             s.expunge_all()
         by_table: dict[str, list[Seat]] = {}
         for seat in seats:
@@ -387,12 +407,12 @@ class Store:
             return True
 
     def seen(self, table_id: str, seats: Sequence[int], at: float | None = None) -> None:
-        """Record that the holders of ``seats`` have a connection open now (or at ``at``)."""
-        if not seats:
-            return
-        with DbSession(self.engine) as s, s.begin():
-            s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat.in_(list(seats)))
-                      .values(seen_at=at if at is not None else time.time()))
+        """Record that the holders of ``seats`` have a connection open now (or at ``at``): a socket
+        opened or closed. The heartbeat's statement (:meth:`seen_many`): an ``IN`` list built anew
+        at each call left about ten objects in reference cycles (SQLAlchemy's cloned bound
+        parameters) for the garbage collector, twice a socket (docs/server.md, "What a closed
+        socket leaves to the collector")."""
+        self.seen_many([(table_id, seat) for seat in seats], at if at is not None else time.time())
 
     def seen_many(self, seats: Sequence[tuple[str, int]], at: float) -> None:
         """Record that the holders of these (table, seat) pairs have a connection open at ``at``: the
@@ -477,8 +497,7 @@ class Store:
         if not table_ids:
             return {}
         with DbSession(self.engine) as s:
-            rows = s.execute(select(Step.table_id, func.max(Step.n)).where(Step.table_id.in_(list(table_ids)))
-                             .group_by(Step.table_id)).all()
+            rows = s.execute(_STEP_COUNTS, {"ids": list(table_ids)}).all()
             return {table_id: int(n) for table_id, n in rows}
 
     def commit(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
@@ -707,14 +726,10 @@ class Store:
         with DbSession(self.engine) as s:
             tables: dict[str, tuple[str, list[tuple[str, int | None, str, bool]]]] = {}
             if table_ids:
-                rows = s.execute(select(Table.id, Table.status, Seat.kind, Seat.account_id, Seat.name, Seat.left)
-                                 .join(Seat, Seat.table_id == Table.id).where(Table.id.in_(list(table_ids)))
-                                 .order_by(Table.id, Seat.seat)).all()
+                rows = s.execute(_REREAD_TABLES, {"ids": list(table_ids)}).all()
                 for table_id, status, kind, account_id, name, left in rows:
                     tables.setdefault(table_id, (status, []))[1].append((kind, account_id, name, bool(left)))
-            disabled = set(s.scalars(select(Account.id).where(Account.id.in_(list(account_ids)),
-                                                              Account.disabled.is_(True))).all()) \
-                if account_ids else set()
+            disabled = set(s.scalars(_DISABLED, {"ids": list(account_ids)}).all()) if account_ids else set()
             running = [t for t in s.scalars(select(Table.id).where(Table.status == "running")).all()
                        if t not in tables] if unheld else []
             return tables, disabled, running
