@@ -153,7 +153,12 @@ class Lobby:
             if version == conn.version or not frame:
                 continue
             try:
-                await asyncio.wait_for(conn.send_text(frame), SEND_TIMEOUT)
+                # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancellation that
+                # comes as the send ends, and the socket's close then left this task waiting for a
+                # wake-up forever, in a cycle only the garbage collector frees ("Task was destroyed
+                # but it is pending"; docs/server.md, "What a closed socket leaves to the collector").
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await conn.send_text(frame)
             except Exception:  # gone, or too slow to keep up: it may connect again
                 self.sockets.discard(conn)
                 try:
