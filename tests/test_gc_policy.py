@@ -1,7 +1,8 @@
 """The garbage collector's policy (``updown/server/gcpolicy.py``, issue 35): freeze after start-up
-and after every full collection, renew (unfreeze, collect, freeze) on its schedule, every
-collection timed into the metric, and the setting that turns the freezing off. Event-ordered: the
-collector's callback is called as the collector would, the schedule's sleep is the test's."""
+and after every full collection, renew (collect what is not frozen, unfreeze, collect, freeze) on
+its schedule, every collection timed into the metric, and the setting that turns the freezing off.
+Event-ordered: the collector's callback is called as the collector would, the schedule's sleep is
+the test's."""
 
 from __future__ import annotations
 
@@ -137,11 +138,11 @@ def test_renews_on_its_schedule_and_not_before() -> None:
         fake.calls.clear()
         sleeps.go.set()  # the 900 s are over
         await turn()
-        assert fake.calls == ["unfreeze", "collect", "freeze"] and policy.renewals == 1
+        assert fake.calls == ["collect", "unfreeze", "collect", "freeze"] and policy.renewals == 1
         assert sleeps.asked == [900, 900]  # and the next period begins
         sleeps.go.set()
         await turn()
-        assert fake.calls == ["unfreeze", "collect", "freeze"] * 2 and policy.renewals == 2
+        assert fake.calls == ["collect", "unfreeze", "collect", "freeze"] * 2 and policy.renewals == 2
         await policy.stop()  # the schedule ends with the server
         assert policy._renewer is None and fake.calls[-1] == "unfreeze"
 
@@ -168,7 +169,7 @@ def test_a_renewal_waits_for_the_memory_to_grow_between_the_shortest_and_longest
         memory[0] = 1100  # 10% since start-up: renewed at the next look
         sleeps.go.set()
         await turn()
-        assert policy.renewals == 1 and fake.calls[-3:] == ["unfreeze", "collect", "freeze"]
+        assert policy.renewals == 1 and fake.calls[-4:] == ["collect", "unfreeze", "collect", "freeze"]
         assert sleeps.asked == [600, 60, 600]  # the next period measures from the memory now (1,100)
         memory[0] = 1150  # +4.5%: looked at each minute, renewed at the longest period, 900 s
         for _ in range(6):
@@ -245,8 +246,11 @@ def test_with_the_real_collector_frozen_garbage_waits_for_the_renewal(caplog: py
             del kept
             gc.collect()
             assert probe() is not None  # frozen garbage: no collection looks at it
-            policy.renew()
+            young = [Node() for _ in range(500)]  # garbage never frozen: any collection frees it
+            del young
+            found = policy.renew()
             assert probe() is None  # the renewal freed it
+            assert 2000 <= found < 2500  # and counts only what had been frozen
             assert gc.get_freeze_count() > 0  # and froze what is alive again
         finally:
             await policy.stop()
