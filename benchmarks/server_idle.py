@@ -36,7 +36,10 @@ window lists those that ended in it and counts the slow frames that waited throu
 more (``--env LABEL:UPDOWN_GC__LOG_OVER=0.02`` logs more). ``--env`` gives one ``--src`` arm its own
 settings, so one tree can run with a setting off and on. ``--churn SECONDS`` ends the last level
 with sockets coming and going and short games played to their end, the RSS read every 10 s: does
-memory stay bounded?
+memory stay bounded? Each renewal of the frozen heap during it is listed (read from the server's
+log): the objects it collected, how many of them had been frozen (a server that collects the rest
+first says so), and its pause (``--env LABEL:UPDOWN_GC__UNFREEZE_EVERY=60 --env
+LABEL:UPDOWN_GC__RENEW_GROWTH=0``: one a minute).
 
 The open-file limit: this process raises its own soft RLIMIT_NOFILE to its hard limit, and the server
 inherits it (``/proc/PID/limits`` is printed). Bounded: at most 20,000 idle connections, 120 s a
@@ -221,6 +224,28 @@ def collections(log: Path | None, since: float, until: float) -> list[tuple[int,
         end = float(m.group(3))
         if since <= end <= until:
             found.append((int(m.group(1)), int(m.group(2)) / 1000, end))
+    return found
+
+
+RENEW_LINE = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO updown\.server\.gc: garbage collector: "
+                        r"heap unfrozen, collected \((\d+) objects of (\d+) frozen(?:; (\d+) not frozen before)?\) "
+                        r"and frozen again in (\d+) ms")
+
+
+def renewals(log: Path | None, since: float, until: float) -> list[dict[str, Any]]:
+    """The renewals the server logged (``gcpolicy.py``: the heap unfrozen, collected and frozen
+    again) in [since, until]: when, the objects collected (``frozen``: only those that had been
+    frozen, from a server that collects the rest first, else ``found``, everything collected), the
+    objects frozen before, the pause in ms."""
+    if log is None or not log.exists():
+        return []
+    found = []
+    for m in RENEW_LINE.finditer(log.read_text(errors="replace")):
+        at = time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) + int(m.group(2)) / 1000
+        if since <= at <= until:
+            young = None if m.group(5) is None else int(m.group(5))
+            found.append({"at": at, "found": int(m.group(3)) + (young or 0), "frozen": int(m.group(3)) if young is not None
+                          else None, "of": int(m.group(4)), "ms": int(m.group(6))})
     return found
 
 
@@ -426,7 +451,8 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
         out = {"seconds": samples[-1][0], "rss": samples, "games": games[0], "reopened": args.churn_rate * int(args.churn),
                "frames": len(window.frames), "frame_p99": pct(window.frames, 99), "slow_frames": slow,
                "slow_at_gc": at_collections(window.frames, window.frames_at, gcs),
-               "full_gcs": [ms for g, ms, _t in ((g, 1000 * took, e) for g, took, e in gcs) if g == 2]}
+               "full_gcs": [ms for g, ms, _t in ((g, 1000 * took, e) for g, took, e in gcs) if g == 2],
+               "renewals": renewals(server.log, t0, time.time())}
         longest = f", longest {max(out['full_gcs']):.0f} ms" if out["full_gcs"] else ""
         print(f"  churn {out['seconds']:.0f} s: RSS {samples[0][1]:.0f} -> {samples[-1][1]:.0f} MB (max {max(mb for _t, mb in samples):.0f}, "
               f"second half {min(half):.0f} to {max(half):.0f}), {out['games']} short games ended, about "
@@ -434,6 +460,10 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
               f"{out['frames']} over {1000 * SLOW:.0f} ms ({out['slow_at_gc']} during a collection); full collections "
               f"{len(out['full_gcs'])}{longest}",
               flush=True)
+        for r in out["renewals"]:  # what each renewal collected: what the freezing kept, and its pause
+            frozen = "" if r["frozen"] is None else f", {r['frozen']} of them frozen"
+            print(f"    renewal at {r['at'] - t0:.0f} s: {r['found']} objects collected{frozen} (of {r['of']} frozen), "
+                  f"{r['ms']} ms", flush=True)
         return out
 
     def show(r: dict[str, Any]) -> None:
