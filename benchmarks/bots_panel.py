@@ -4,7 +4,7 @@ against fields of every kind, with 95% intervals and a sequential stop.
     python benchmarks/bots_panel.py [--game updown] [--players 4] [-o rounds=2 ...]
         [--fields random,easy,greedy,mixed] [--tests greedy,normal] [--deals 40] [--min-deals 10]
         [--seed 1] [--out DIR] [--ladder [--games updown,euchre]] [--no-stop]
-        [--count normal=20,hard=240] [--field-seconds 600]
+        [--count normal=20,hard=240] [--field-seconds 600] [--workers 2]
 
 **Fields.** The other ``players - 1`` seats: ``random``, ``easy``, ``greedy``, ``normal``, ``hard``
 (all that bot), ``mixed`` (greedy, random, easy, in that order, cut to the seats there are; one seat
@@ -43,13 +43,32 @@ cannot be repeated. ``--count normal=20,hard=240`` holds those levels, wherever 
 fields, ladder), to that many worlds a decision and no time budget: reproducible from the seed,
 and as strong at any load. Every deal on file says the load then and the worlds the test bot's
 decisions used. ``--field-seconds S`` ends a field (or a ladder cell) after the deal that passes
-S seconds, so a run on a busy machine stays bounded.
+S seconds (no deal of it is begun after S seconds; the deals begun are finished, for every test
+bot), so a run on a busy machine stays bounded.
 
 Every finished deal is one JSON line in ``DIR/deals.jsonl`` (the cell, the deal, the per-deal
-figures and the test bot's decision times), so a run stopped is continued by running it again,
-and a later run with other test bots on the same ``--seed`` is paired deal by deal with it
-(the same command again plays only the deals not on file and prints the table). Run it under
-``nice`` on one core.
+figures and the test bot's decision times), written as it finishes, so a run stopped (Ctrl-C, a
+kill) is continued by running it again, and a later run with other test bots on the same
+``--seed`` is paired deal by deal with it (the same command again plays only the deals not on
+file and prints the table). A deal counts in a field only when every test bot's row of it is
+there; each field's summary says how many of its rows on file are not yet paired (a stopped run
+owes their partners). Run it under ``nice``.
+
+**Workers** (``--workers N``, default 1: every deal in this process, one after another). The
+unit of work is one row: one deal of one line-up (a test bot against its field, or a ladder
+pair), every seating. With N > 1 the rows go to N worker processes of the arena's pool
+(:func:`updown.arena.runner.worker_pool`), in the order one process would play them (deal by
+deal, each deal's test bots in turn, field after field). A row is a function of the seed, the
+deal and the line-up alone (the bots are seeded by the deal, the seating and the seat), so the
+rows are the same whatever N, and the sequential rule is applied to the whole deals at the front
+in deal order, so a field stops at the same deal whatever N and its figures are the same (with
+count budgets; wall-time budgets make any run load-dependent). When a field stops (by its rule,
+or ``--field-seconds`` at a deal's start) no more of its deals are asked for and the next field
+takes the free workers; its deals past the stop still running are filed if they finish while the
+run goes on (a later run with more deals uses them; these figures never do), and are stopped and
+dropped when the last field ends. Ctrl-C stops the workers and keeps only whole rows on file. On
+2 cores, N = 2 suits cheap bots; timed levels (without ``--count``) get less time each when the
+workers share the cores with other work.
 """
 
 from __future__ import annotations
@@ -61,6 +80,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +90,7 @@ from bots_strength import Timed, _bot  # noqa: E402
 
 from updown.arena import duplicate  # noqa: E402
 from updown.arena.duplicate import Lineup, deal_seed, entry_teams, play_seating  # noqa: E402
+from updown.arena.runner import terminate, worker_pool  # noqa: E402
 from updown.arena.stats import game_figures, interval, rate_interval  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
 
@@ -180,26 +201,43 @@ def _times(ts: list[float]) -> dict[str, Any]:
 
 
 class Store:
+    """``DIR/deals.jsonl``: every finished deal of every cell, one JSON line each, appended as it
+    finishes (so a run stopped at any point leaves a file of whole lines)."""
+
     def __init__(self, folder: Path | None):
         self.path = folder / "deals.jsonl" if folder is not None else None
         self.rows: list[dict[str, Any]] = []
+        self._by_deal: dict[int, list[dict[str, Any]]] = {}
         if self.path is not None:
             folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
             if self.path.exists():
-                for line in self.path.read_text(encoding="utf-8").splitlines():
+                text = self.path.read_text(encoding="utf-8")
+                if text and not text.endswith("\n"):
+                    # A line cut short by a kill: drop it, or the next row would be glued to it.
+                    text = text[: text.rfind("\n") + 1]
+                    self.path.write_text(text, encoding="utf-8")
+                for line in text.splitlines():
                     try:
-                        self.rows.append(json.loads(line))
+                        self._index(json.loads(line))
                     except ValueError:
-                        pass  # a line cut short by a kill
+                        pass  # not a row (a line written by hand): skipped
+
+    def _index(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        self._by_deal.setdefault(row["deal"], []).append(row)
 
     def get(self, key: dict[str, Any], deal: int) -> dict[str, Any] | None:
-        for row in self.rows:
-            if row["deal"] == deal and all(row.get(k) == v for k, v in key.items()):
+        for row in self._by_deal.get(deal, []):
+            if all(row.get(k) == v for k, v in key.items()):
                 return row
         return None
 
+    def matching(self, key: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every row on file of the cell and column ``key``, whatever its deal."""
+        return [row for row in self.rows if all(row.get(k) == v for k, v in key.items())]
+
     def add(self, row: dict[str, Any]) -> None:
-        self.rows.append(row)
+        self._index(row)
         if self.path is not None:
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")
@@ -236,60 +274,311 @@ def test_partner(game: Any, players: int) -> int | None:
     return None
 
 
-def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
-    game = get_game(args.game)
-    options = game.options(args.options)
-    players = args.players
-    partner = test_partner(game, players)
-    lines = []
-    for field in args.fields:
-        per: dict[str, list[dict[str, Any]]] = {t: [] for t in args.tests}
-        state = "open"
-        began = time.perf_counter()
-        for deal in range(args.deals):
-            for test in args.tests:
-                key = cell_key(args, field, test, players)
-                if field == "mixed" and partner is not None:
-                    key["partner"] = "greedy"  # (runs before it seated random there: not paired with them)
-                row = store.get(key, deal)
-                if row is None and field in ("self", test):
-                    # The test bot in every seat is one line-up whether the field is called ``self`` or
-                    # by the bot's name: the same deal is played once and filed under both.
-                    same = store.get(cell_key(args, test if field == "self" else "self", test, players), deal)
-                    if same is not None:
-                        row = {**same, "field": field}
-                        store.add(row)
-                if row is None:
-                    del TIMES[:]
-                    del WORLDS[:]
-                    others = field_bots(field, test, players - 1, deal, partner)
-                    bots = [TEST + test, *others]
-                    got = play(game, options, players, bots, args.seed, deal, [0])
-                    row = {**key, "deal": deal, "others": others, "diff": got["diff"][0], "win": got["win"][0],
-                           "times": TIMES[:] if args.keep_times else [], "timing": _times(TIMES),
-                           "worlds": _worlds(WORLDS), "load": _load()}
+def play_unit(spec: dict[str, Any]) -> dict[str, Any]:
+    """What a worker plays (or this process, with ``--workers 1``): one deal of one line-up, every
+    seating. Plain data in and out: the figures of ``spec["entries"]`` (a function of the game,
+    its options, the bots, the seed and the deal alone), and, measured where it ran, the test
+    entry's decision times and worlds and the load at the end."""
+    game = get_game(spec["game"])
+    options = game.options(spec["options"])
+    del TIMES[:]
+    del WORLDS[:]
+    got = play(game, options, spec["players"], spec["bots"], spec["seed"], spec["deal"], spec["entries"])
+    return {**got, "times": TIMES[:], "worlds": WORLDS[:], "load": _load()}
+
+
+class Cell:
+    """One field (or ladder cell) of a run: its columns' rows deal by deal, what it plays next, and
+    when and why it stopped.
+
+    It is played deal by deal, each deal's columns in order, as one process plays them. ``n`` is
+    how many deals at the front are whole (every column's row there); the sequential rule is
+    applied at each ``n`` in turn, so a cell stops at the same deal however many workers played
+    it and in whatever order their deals finished, and its figures come from those ``n`` deals."""
+
+    def __init__(self, args: argparse.Namespace, name: str, columns: list[str], keys: dict[str, dict[str, Any]]):
+        self.args, self.name, self.columns, self.keys = args, name, columns, keys
+        self.rows: dict[str, dict[int, dict[str, Any]]] = {c: {} for c in columns}
+        self.total = args.deals * len(columns)
+        self.cursor = 0  # the next (deal, column) to play: deal * len(columns) + column
+        self.n = 0
+        self.state: str | None = None  # why the sequential rule stopped it
+        self.timed_out = False
+        self.began: float | None = None
+        self.running = 0  # its deals being played
+
+    @property
+    def wants(self) -> bool:
+        """Whether it has deals left to ask for."""
+        return self.state is None and not self.timed_out and self.cursor < self.total
+
+    @property
+    def final(self) -> bool:
+        """Whether its figures are settled (stopped by the rule, or nothing left and nothing running)."""
+        return self.state is not None or (not self.wants and self.running == 0)
+
+    def spec(self, column: str, deal: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def row(self, column: str, deal: int, result: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def twin(self, column: str) -> dict[str, Any] | None:
+        """The key of another cell's column that plays the same line-up, if any."""
+        return None
+
+    def rule(self, n: int) -> str | None:
+        """The sequential stop after ``n`` whole deals: why it stops there, or None."""
+        raise NotImplementedError
+
+    def ended(self) -> str:
+        """Why it ended when the rule did not stop it."""
+        raise NotImplementedError
+
+    def progress(self) -> str:
+        raise NotImplementedError
+
+    def file(self, column: str, deal: int, row: dict[str, Any]) -> None:
+        """Take a finished row; move ``n`` over the deals now whole and apply the rule at each."""
+        self.rows[column][deal] = row
+        while self.state is None and self.n < self.args.deals and all(self.n in r for r in self.rows.values()):
+            self.n += 1
+            if self.args.progress:
+                elapsed = time.perf_counter() - (self.began or time.perf_counter())
+                print(f"  {self.name} deal {self.n} ({elapsed:.0f} s): {self.progress()}", file=sys.stderr, flush=True)
+            self.state = self.rule(self.n)
+
+    def why(self) -> str:
+        return self.state if self.state is not None else self.ended()
+
+    def front(self, column: str) -> list[dict[str, Any]]:
+        """The column's rows of the ``n`` whole deals at the front, in deal order."""
+        return [self.rows[column][d] for d in range(self.n)]
+
+    def unpaired(self, store: Store) -> int:
+        """Rows on file for this cell whose deal lacks another column's row (owed by a stopped run)."""
+        columns: dict[int, set[str]] = {}
+        for column, key in self.keys.items():
+            for row in store.matching(key):
+                columns.setdefault(row["deal"], set()).add(column)
+        return sum(len(c) for c in columns.values() if len(c) < len(self.columns))
+
+
+class FieldCell(Cell):
+    """A field: each test bot (a column) in entry 0 of ``[test, field...]``, on the same deals."""
+
+    def __init__(self, args: argparse.Namespace, field: str, partner: int | None):
+        keys = {}
+        for test in args.tests:
+            key = cell_key(args, field, test, args.players)
+            if field == "mixed" and partner is not None:
+                key["partner"] = "greedy"  # (runs before it seated random there: not paired with them)
+            keys[test] = key
+        super().__init__(args, field, list(args.tests), keys)
+        self.field, self.partner = field, partner
+
+    def others(self, test: str, deal: int) -> list[str]:
+        return field_bots(self.field, test, self.args.players - 1, deal, self.partner)
+
+    def spec(self, column: str, deal: int) -> dict[str, Any]:
+        return {"game": self.args.game, "players": self.args.players, "options": self.args.options,
+                "bots": [TEST + column, *self.others(column, deal)], "seed": self.args.seed, "deal": deal,
+                "entries": [0]}
+
+    def row(self, column: str, deal: int, result: dict[str, Any]) -> dict[str, Any]:
+        times = result["times"]
+        return {**self.keys[column], "deal": deal, "others": self.others(column, deal), "diff": result["diff"][0],
+                "win": result["win"][0], "times": times if self.args.keep_times else [], "timing": _times(times),
+                "worlds": _worlds(result["worlds"]), "load": result["load"]}
+
+    def twin(self, column: str) -> dict[str, Any] | None:
+        # The test bot in every seat is one line-up whether the field is called ``self`` or by the
+        # bot's name: the same deal is played once and filed under both.
+        if self.field not in ("self", column):
+            return None
+        return cell_key(self.args, column if self.field == "self" else "self", column, self.args.players)
+
+    def checks(self, n: int) -> list[str]:
+        return [verdict([b["diff"] - a["diff"] for a, b in zip(self.front(x)[:n], self.front(y)[:n])])
+                for x, y in zip(self.columns, self.columns[1:])]
+
+    def rule(self, n: int) -> str | None:
+        if self.field == "self" and n >= self.args.min_deals:
+            return "a check: the same bot in every seat scores 0 but for chance"
+        checks = self.checks(n)
+        if self.args.stop and n >= self.args.min_deals and checks and "open" not in checks:
+            return "stopped: " + ", ".join(checks)
+        return None
+
+    def ended(self) -> str:
+        checks = self.checks(self.n)
+        if self.timed_out:
+            return f"time ran out ({self.args.field_seconds:.0f} s)" + (": " + ", ".join(checks) if checks else "")
+        return "games ran out" + (": " + ", ".join(checks) if len(self.columns) > 1 else "")
+
+    def progress(self) -> str:
+        return ("; ".join(f"{t} {_fmt([r['diff'] for r in self.front(t)])}" for t in self.columns)
+                + f"; paired {self.checks(self.n)}")
+
+    def report(self, store: Store) -> list[str]:
+        per = {t: self.front(t) for t in self.columns}
+        lines = report_field(self.field, per, self.columns, self.args.players, self.why())
+        owed = self.unpaired(store)
+        lines[0] += f"; {owed} row{'' if owed == 1 else 's'} on file not yet paired"
+        return lines
+
+
+class LadderCell(Cell):
+    """B against A at one table size: ``[A, B]`` or ``[A, B, A, B]`` (two seats each, seated
+    alternately; in a partnership game of 4 the A seats are partners), every seating of each deal;
+    one column (B), one row a deal."""
+
+    def __init__(self, args: argparse.Namespace, game: Any, opts: dict[str, Any], a: str, b: str, players: int):
+        self.bots = [a, b] if players == 2 else [a, b, a, b]
+        name = "ladder " + "+".join(self.bots)
+        key = {**cell_key(args, name, b, players), "game": game.id, "options": opts}
+        super().__init__(args, f"{game.id} {name}", [b], {b: key})
+        self.game, self.opts, self.a, self.b, self.players = game, opts, a, b, players
+
+    def spec(self, column: str, deal: int) -> dict[str, Any]:
+        return {"game": self.game.id, "players": self.players, "options": self.opts, "bots": self.bots,
+                "seed": self.args.seed, "deal": deal, "entries": list(range(self.players))}
+
+    def row(self, column: str, deal: int, result: dict[str, Any]) -> dict[str, Any]:
+        entries = range(self.players)
+        a, b, bots = self.a, self.b, self.bots
+        # Each entry's difference is against the other three (or one): B's side's mean less
+        # A's, times (players - 1) / players, is B's mean score less A's mean score. In a
+        # partnership game the A seats are partners and each entry's difference is against
+        # the rival side only (B's points less A's), so B's side less A's side is twice it.
+        side_b = statistics.fmean(result["diff"][e] for e in entries if bots[e] == b)
+        side_a = statistics.fmean(result["diff"][e] for e in entries if bots[e] == a)
+        scale = 0.5 if self.game.teams(self.players) is not None else (self.players - 1) / self.players
+        # B's share of the first places (partners who win share one first place each).
+        total = sum(result["win"][e] for e in entries) or 1.0
+        return {**self.keys[column], "deal": deal, "diff": (side_b - side_a) * scale,
+                "win": sum(result["win"][e] for e in entries if bots[e] == b) / total, "load": result["load"]}
+
+    def diffs(self) -> list[float]:
+        return [r["diff"] for r in self.front(self.b)]
+
+    def rule(self, n: int) -> str | None:
+        if self.args.stop and n >= self.args.min_deals and verdict(self.diffs()[:n]) != "open":
+            return "stopped"
+        return None
+
+    def ended(self) -> str:
+        return f"time ran out ({self.args.field_seconds:.0f} s)" if self.timed_out else "games ran out"
+
+    def progress(self) -> str:
+        return f"{self.b} - {self.a} {_fmt(self.diffs())}"
+
+    def report(self, store: Store) -> list[str]:
+        rows = self.front(self.b)
+        diffs, wins = self.diffs(), [r["win"] for r in rows]
+        loads = [r["load"] for r in rows if r.get("load") is not None]
+        se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
+        where = f", load {min(loads):.1f} to {max(loads):.1f}" if loads else ""
+        a, b, players = self.a, self.b, self.players
+        return [f"ladder {b} vs {a} at {players} ({self.game.id}): {len(diffs)} deals x {players} seatings "
+                f"({self.why()}{where}): {b}'s score less {a}'s {_fmt(diffs)} (s.e. {se:.2f}), "
+                f"{b}'s win share {_fmt(wins, True)}: aim {b} > {a}: {verdict(diffs)}"]
+
+
+class _Here:
+    """``--workers 1``: each deal played in this process when it is asked for, one after another."""
+
+    def submit(self, task: Any, *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(task(*args))
+        except Exception as err:
+            future.set_exception(err)
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        pass
+
+
+def _next(cells: list[Cell], store: Store, waiting: dict[str, list[tuple[Cell, str, int]]]) -> str | None:
+    """The next deal to play (its spec as JSON), from the first cell in order that wants one; rows
+    on file (the cell's own, or its twin's) are taken on the way, and a deal already being played
+    for a twin is shared rather than played twice."""
+    for cell in cells:
+        while cell.wants:
+            deal, column = divmod(cell.cursor, len(cell.columns))
+            now = time.perf_counter()
+            if cell.began is None:
+                cell.began = now
+            elif column == 0 and cell.args.field_seconds and now - cell.began > cell.args.field_seconds:
+                cell.timed_out = True  # at a deal's start, as one process checks after each deal
+                break
+            name = cell.columns[column]
+            cell.cursor += 1
+            row = store.get(cell.keys[name], deal)
+            twin = cell.twin(name)
+            if row is None and twin is not None:
+                same = store.get(twin, deal)
+                if same is not None:
+                    row = {**same, "field": cell.keys[name]["field"]}
                     store.add(row)
-                per[test].append(row)
-            n = deal + 1
-            checks = [verdict([b["diff"] - a["diff"] for a, b in zip(per[x], per[y])])
-                      for x, y in zip(args.tests, args.tests[1:])]
-            if args.progress:
-                print(f"  {field} deal {n} ({time.perf_counter() - began:.0f} s): "
-                      + "; ".join(f"{t} {_fmt([r['diff'] for r in per[t]])}" for t in args.tests)
-                      + f"; paired {checks}", file=sys.stderr, flush=True)
-            if field == "self" and n >= args.min_deals:
-                state = "a check: the same bot in every seat scores 0 but for chance"
-                break
-            if args.stop and n >= args.min_deals and checks and "open" not in checks:
-                state = "stopped: " + ", ".join(checks)
-                break
-            if args.field_seconds and time.perf_counter() - began > args.field_seconds and n < args.deals:
-                state = f"time ran out ({args.field_seconds:.0f} s)" + (": " + ", ".join(checks) if checks else "")
-                break
-        else:
-            state = "games ran out" + (": " + ", ".join(checks) if len(args.tests) > 1 else "")
-        lines.extend(report_field(field, per, args.tests, players, state))
-    return lines
+            if row is not None:
+                cell.file(name, deal, row)
+                continue
+            spec = json.dumps(cell.spec(name, deal), sort_keys=True)
+            cell.running += 1
+            if spec in waiting:
+                waiting[spec].append((cell, name, deal))
+                continue
+            waiting[spec] = [(cell, name, deal)]
+            return spec
+    return None
+
+
+def play_cells(cells: list[Cell], store: Store, workers: int) -> None:
+    """Play the cells' deals, in this process (``workers`` 1) or on that many worker processes of
+    the arena's pool (:func:`updown.arena.runner.worker_pool`), each row filed as it finishes.
+
+    Cells are played in order; a cell's deals are asked for while its rule has not stopped it and
+    its time lasts, and a slot it does not want goes to the next cell. A deal past a cell's stop
+    that finishes while the run goes on is filed (a later run with more deals uses it, and the
+    figures never do: they come from the deals before the stop). When every cell is settled, the
+    deals still running are stopped and not kept; so is everything running at Ctrl-C, and the
+    file holds whole rows only."""
+    pool: Any = _Here() if workers == 1 else worker_pool(workers)
+    running: dict[Future[dict[str, Any]], str] = {}
+    waiting: dict[str, list[tuple[Cell, str, int]]] = {}  # a deal's spec -> the cells' columns it is for
+    try:
+        while not all(cell.final for cell in cells):
+            while len(running) < workers:
+                spec = _next(cells, store, waiting)
+                if spec is None:
+                    break
+                running[pool.submit(play_unit, json.loads(spec))] = spec
+            if not running:
+                if all(cell.final for cell in cells):
+                    break  # _next settled the rest from the file
+                raise RuntimeError("a cell is open with nothing to play")  # (cannot happen)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                spec = running.pop(future)
+                result = future.result()
+                for cell, column, deal in waiting.pop(spec):
+                    cell.running -= 1
+                    row = cell.row(column, deal, result)
+                    store.add(row)
+                    cell.file(column, deal, row)
+    finally:
+        if running and workers > 1:
+            terminate(pool)
+        pool.shutdown(wait=not running, cancel_futures=True)
+
+
+def run_fields(args: argparse.Namespace, store: Store) -> list[str]:
+    partner = test_partner(get_game(args.game), args.players)
+    cells = [FieldCell(args, field, partner) for field in args.fields]
+    play_cells(list(cells), store, args.workers)
+    return [line for cell in cells for line in cell.report(store)]
 
 
 def report_field(field: str, per: dict[str, list[dict[str, Any]]], tests: list[str], players: int,
@@ -334,66 +623,17 @@ def _merge_timing(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
     """Consecutive test bots head to head, in each of ``args.games``, at tables of 2 and 4."""
-    lines = []
+    cells = []
     for game_id in args.games:
         game = get_game(game_id)
         opts = args.options if game_id == args.game else {}
-        options = game.options(opts)
         for a, b in zip(args.tests, args.tests[1:]):
             for players in args.ladder_sizes:
                 if not game.min_players <= players <= game.max_players:
                     continue
-                lines.append(ladder_cell(args, store, game, options, opts, a, b, players))
-    return lines
-
-
-def ladder_cell(args: argparse.Namespace, store: Store, game: Any, options: Any, opts: dict[str, Any],
-                a: str, b: str, players: int) -> str:
-    """B against A at one table size: ``[A, B]`` or ``[A, B, A, B]`` (two seats each, seated
-    alternately; in a partnership game of 4 the A seats are partners), every seating of each deal."""
-    bots = [a, b] if players == 2 else [a, b, a, b]
-    field = "ladder " + "+".join(bots)
-    key = {**cell_key(args, field, b, players), "game": game.id, "options": opts}
-    diffs: list[float] = []
-    wins: list[float] = []
-    loads: list[float] = []
-    began = time.perf_counter()
-    state = "games ran out"
-    for deal in range(args.deals):
-        row = store.get(key, deal)
-        if row is None:
-            entries = list(range(players))
-            got = play(game, options, players, bots, args.seed, deal, entries)
-            # Each entry's difference is against the other three (or one): B's side's mean less
-            # A's, times (players - 1) / players, is B's mean score less A's mean score. In a
-            # partnership game the A seats are partners and each entry's difference is against
-            # the rival side only (B's points less A's), so B's side less A's side is twice it.
-            side_b = statistics.fmean(got["diff"][e] for e in entries if bots[e] == b)
-            side_a = statistics.fmean(got["diff"][e] for e in entries if bots[e] == a)
-            scale = 0.5 if game.teams(players) is not None else (players - 1) / players
-            # B's share of the first places (partners who win share one first place each).
-            total = sum(got["win"][e] for e in entries) or 1.0
-            row = {**key, "deal": deal, "diff": (side_b - side_a) * scale,
-                   "win": sum(got["win"][e] for e in entries if bots[e] == b) / total, "load": _load()}
-            store.add(row)
-        diffs.append(row["diff"])
-        wins.append(row["win"])
-        if row.get("load") is not None:
-            loads.append(row["load"])
-        if args.progress:
-            print(f"  {game.id} {field} deal {deal + 1} ({time.perf_counter() - began:.0f} s): "
-                  f"{b} - {a} {_fmt(diffs)}", file=sys.stderr, flush=True)
-        if args.stop and deal + 1 >= args.min_deals and verdict(diffs) != "open":
-            state = "stopped"
-            break
-        if args.field_seconds and time.perf_counter() - began > args.field_seconds and deal + 1 < args.deals:
-            state = f"time ran out ({args.field_seconds:.0f} s)"
-            break
-    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("nan")
-    where = f", load {min(loads):.1f} to {max(loads):.1f}" if loads else ""
-    return (f"ladder {b} vs {a} at {players} ({game.id}): {len(diffs)} deals x {players} seatings ({state}{where}): "
-            f"{b}'s score less {a}'s {_fmt(diffs)} (s.e. {se:.2f}), {b}'s win share {_fmt(wins, True)}: "
-            f"aim {b} > {a}: {verdict(diffs)}")
+                cells.append(LadderCell(args, game, opts, a, b, players))
+    play_cells(list(cells), store, args.workers)
+    return [line for cell in cells for line in cell.report(store)]
 
 
 def main(argv: list[str]) -> None:
@@ -413,11 +653,15 @@ def main(argv: list[str]) -> None:
     p.add_argument("--count", default="",
                    help="count budgets for levels, e.g. normal=20,hard=240: that many worlds, no time budget")
     p.add_argument("--field-seconds", type=float, default=0.0,
-                   help="stop a field (or a ladder cell) after the deal that passes this many seconds")
+                   help="begin no deal of a field (or a ladder cell) after this many seconds; those begun finish")
     p.add_argument("--no-stop", dest="stop", action="store_false")
     p.add_argument("--keep-times", action="store_true", help="store every decision time, not a summary")
     p.add_argument("--quiet", dest="progress", action="store_false")
+    p.add_argument("--workers", type=int, default=1,
+                   help="play the deals on this many worker processes (default 1: one after another, in this process)")
     args = p.parse_args(argv)
+    if args.workers < 1:
+        p.error(f"--workers must be at least 1, not {args.workers}")
     game = get_game(args.game)
     args.ladder_sizes = (args.players,) if args.players else (2, 4)  # the ladder's tables: --players, else 2 and 4
     args.players = args.players or game.bench_players
@@ -428,7 +672,12 @@ def main(argv: list[str]) -> None:
     args.tests = [budgeted(t, counts) for t in args.tests.split(";" if ";" in args.tests else ",") if t]
     args.games = [g for g in (args.games or args.game).split(",") if g]
     store = Store(args.out)
-    lines = run_ladder(args, store) if args.ladder else run_fields(args, store)
+    try:
+        lines = run_ladder(args, store) if args.ladder else run_fields(args, store)
+    except KeyboardInterrupt:
+        print("interrupted: the deals that finished are on file; the same command continues the run",
+              file=sys.stderr)
+        raise SystemExit(130) from None
     print(f"{args.game}, {args.players} players, options {args.options}, seed {args.seed}")
     for line in lines:
         print(line)

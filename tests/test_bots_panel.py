@@ -55,3 +55,153 @@ def test_the_ladder_plays_only_the_table_size_asked_for(tmp_path: Path) -> None:
     out, _ = _panel(tmp_path, "--game", "updown", "-o", "rounds=1", "--ladder", "--players", "2",
                     "--tests", "random;greedy", "--deals", "1", "--min-deals", "1")
     assert "ladder greedy vs random at 2" in out and "at 4" not in out
+
+
+# --workers: the rows go to the arena's worker pool; the rows and the figures do not depend on it.
+
+MEASURED = ("times", "timing", "worlds", "load")
+"""What a row measures where it ran, and may differ between two plays of the same deal."""
+
+TINY = ("--game", "updown", "-o", "rounds=1")
+
+
+def _same(row: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in row.items() if k not in MEASURED}
+
+
+def _by_cell(rows: list[dict[str, object]]) -> dict[tuple[object, ...], dict[str, object]]:
+    out: dict[tuple[object, ...], dict[str, object]] = {}
+    for r in rows:
+        where = (r["field"], r["test"], r["players"], r["deal"])
+        assert where not in out, f"{where} filed twice"
+        out[where] = _same(r)
+    return out
+
+
+def _figures(out: str) -> list[str]:
+    """The summary without what was measured where it ran (the load and the decision times) and
+    the rows on file past a stop (two workers may have played a few more)."""
+    import re
+
+    lines = [re.sub(r", load [\d.]+ to [\d.]+|; \d+ rows? on file not yet paired", "", x) for x in out.splitlines()]
+    return [x.split("; decisions")[0] for x in lines]
+
+
+def test_two_workers_file_the_same_rows_and_stop_at_the_same_deals_as_one(tmp_path: Path) -> None:
+    run = (*TINY, "--fields", "random;self;greedy", "--tests", "random;greedy;easy", "--deals", "14",
+           "--min-deals", "3")
+    one_out, one = _panel(tmp_path / "one", *run, "--workers", "1")
+    two_out, two = _panel(tmp_path / "two", *run, "--workers", "2")
+    a, b = _by_cell(one), _by_cell(two)
+    # Two workers may file a few deals past a stop (played while the other field ran); every row
+    # one process filed is there, the same but for where it was measured.
+    assert set(a) <= set(b)
+    assert {k: b[k] for k in a} == a
+    # The stop is at the same deal and the figures are the same.
+    assert _figures(one_out) == _figures(two_out)
+    # (So the three ends were tested: a stop part way, the check's, the deals running out; and the
+    # greedy field took its greedy rows of the first deals from the self field's.)
+    assert "field random (3 seats), 11 deals x 4 seatings: stopped: met, failed" in one_out
+    assert "field self (3 seats), 3 deals x 4 seatings: a check" in one_out
+    assert "field greedy (3 seats), 14 deals x 4 seatings: games ran out" in one_out
+
+
+def test_rows_that_finish_out_of_order_are_paired_by_deal(tmp_path: Path) -> None:
+    # A slow test bot first: two workers finish the fast one's rows of later deals before it.
+    run = (*TINY, "--fields", "random", "--tests", "normal:ms=0,worlds=6;greedy", "--deals", "4", "--no-stop")
+    one_out, one = _panel(tmp_path / "one", *run)
+    two_out, two = _panel(tmp_path / "two", *run, "--workers", "2")
+    order = [(r["deal"], r["test"] == "greedy") for r in two]  # (deal, column): the order asked for
+    assert order != sorted(order), "the rows finished in order: nothing was tested"
+    assert _by_cell(one) == _by_cell(two)
+    assert _figures(one_out) == _figures(two_out)
+
+
+def test_the_ladder_on_two_workers_is_the_ladder_on_one(tmp_path: Path) -> None:
+    run = (*TINY, "--ladder", "--tests", "random;greedy", "--deals", "6", "--no-stop")
+    one_out, one = _panel(tmp_path / "one", *run)
+    two_out, two = _panel(tmp_path / "two", *run, "--workers", "2")
+    assert _by_cell(one) == _by_cell(two)
+    assert _figures(one_out) == _figures(two_out)
+    assert "6 deals x 2 seatings" in one_out and "6 deals x 4 seatings" in one_out
+
+
+def test_a_run_continued_from_a_half_paired_file_with_workers_pairs_as_one_run(tmp_path: Path) -> None:
+    run = (*TINY, "--fields", "random", "--tests", "random;greedy", "--deals", "6", "--no-stop")
+    whole_out, whole = _panel(tmp_path / "whole", *run)
+    # What a kill leaves: deal 2 without greedy's row, deal 4 not at all, a line cut short.
+    kept = [r for r in whole if not (r["deal"] == 2 and r["test"] == "greedy") and r["deal"] != 4]
+    part = tmp_path / "part"
+    part.mkdir()
+    cut = json.dumps(whole[-1])[:40]
+    (part / "deals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept) + cut)
+    out, rows = _panel(part, *run, "--workers", "2")
+    # The owed rows played, nothing twice, and every line whole (_panel reads each one): the cut
+    # line was dropped, not glued to the next row.
+    assert _by_cell(rows) == _by_cell(whole)
+    assert _figures(out) == _figures(whole_out)
+    assert "6 deals x 4 seatings: games ran out: met" in out and "0 rows on file not yet paired" in out
+
+
+def test_the_summary_counts_the_rows_on_file_that_are_not_yet_paired(tmp_path: Path) -> None:
+    run = (*TINY, "--fields", "random", "--tests", "random;greedy;easy", "--no-stop")
+    _, whole = _panel(tmp_path, *run, "--deals", "4")
+    # Deal 1 keeps random's row alone (1 row owed to it), deal 2 loses random's (2 rows).
+    dropped = {(1, "greedy"), (1, "easy"), (2, "random")}
+    kept = [r for r in whole if (r["deal"], r["test"]) not in dropped]
+    (tmp_path / "deals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    out, rows = _panel(tmp_path, *run, "--deals", "1")  # deal 0 alone: nothing is played
+    assert len(rows) == len(kept)
+    assert "field random (3 seats), 1 deals x 4 seatings: games ran out" in out
+    assert "; 3 rows on file not yet paired" in out
+    out, _ = _panel(tmp_path, *run, "--deals", "4", "--workers", "2")  # they are played and paired
+    assert "4 deals x 4 seatings" in out and "; 0 rows on file not yet paired" in out
+
+
+def test_ctrl_c_stops_the_workers_and_leaves_whole_rows_that_a_second_run_completes(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    run = [*TINY, "--fields", "greedy", "--tests", "random;greedy", "--deals", "400", "--no-stop", "--quiet"]
+    deals = tmp_path / "deals.jsonl"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--out", str(tmp_path), *run, "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        began = time.monotonic()
+        while not (deals.exists() and deals.read_text().count("\n") >= 20):
+            assert proc.poll() is None and time.monotonic() - began < 120, proc.communicate()
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the workers too
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and "interrupted" in err and out == "", (out, err)
+    lines = deals.read_text().splitlines()
+    assert 20 <= len(lines) < 800  # stopped part way
+    first = [json.loads(x) for x in lines]  # whole rows only
+    for _ in range(100):  # no worker left behind
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("worker processes outlived the panel")
+    out, rows = _panel(tmp_path, *run, "--workers", "2")
+    assert {k: v for k, v in _by_cell(rows).items() if k[3] < 400} == _by_cell(rows)
+    assert len(rows) == 800 and all(_same(r) in [_same(x) for x in rows] for r in first)
+    assert "400 deals x 4 seatings: games ran out" in out and "; 0 rows on file not yet paired" in out
+
+
+def test_field_seconds_ends_a_field_at_a_deals_start_and_the_deal_begun_is_whole(tmp_path: Path) -> None:
+    run = (*TINY, "--fields", "random;greedy", "--tests", "random;greedy;easy", "--deals", "20", "--no-stop",
+           "--field-seconds", "1e-9")
+    for workers in ("1", "2"):
+        out, rows = _panel(tmp_path / workers, *run, "--workers", workers)
+        # Time runs out at once, but the first deal was begun: it is played for every test bot.
+        assert "field random (3 seats), 1 deals x 4 seatings: time ran out (0 s)" in out
+        assert "field greedy (3 seats), 1 deals x 4 seatings: time ran out (0 s)" in out
+        assert sorted((r["field"], r["deal"], r["test"]) for r in rows) == sorted(
+            (f, 0, t) for f in ("random", "greedy") for t in ("random", "greedy", "easy"))
