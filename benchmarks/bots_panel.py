@@ -657,8 +657,10 @@ def main(argv: list[str]) -> None:
     p.add_argument("--no-stop", dest="stop", action="store_false")
     p.add_argument("--keep-times", action="store_true", help="store every decision time, not a summary")
     p.add_argument("--quiet", dest="progress", action="store_false")
-    p.add_argument("--workers", type=int, default=1,
-                   help="play the deals on this many worker processes (default 1: one after another, in this process)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="play the deals on N worker processes of the arena's pool (default 1: one after another, "
+                        "in this process); the rows, the stops and the figures do not depend on N (see the "
+                        "module's docstring: deals past a stop, Ctrl-C)")
     args = p.parse_args(argv)
     if args.workers < 1:
         p.error(f"--workers must be at least 1, not {args.workers}")
