@@ -297,3 +297,18 @@ def test_hard_with_resampled_worlds_is_reproducible_and_legal():
                 st.apply(a, s)  # apply refuses an illegal action
             results.append(chosen)
         assert results[0] == results[1]
+
+
+def test_told_kinds_replace_the_learnt_ones():
+    """``told`` (a measuring option of the level, ``model_known``) sets every other seat's kind;
+    an unknown kind is refused by name."""
+    _, view = _play(["greedy", "random", "easy", "greedy"], 1, deals=2, stop=lambda v, s: s == 0 and v["deal"] == 2)
+    worlds = ModelWorlds(view, GAME.world_sampler(view), random.Random(1))
+    worlds.told("random")
+    rng = random.Random(2)
+    for _ in range(20):
+        _, kinds, weight = worlds.draw_weighted(rng)
+        assert kinds == [RULE, RANDOM, RANDOM, RANDOM]
+        assert weight == 1.0  # random players' decisions weigh every world alike
+    with pytest.raises(ValueError, match="sloppy"):
+        worlds.told("sloppy")

@@ -412,6 +412,10 @@ class EuchreNormal(PimcBot):
     """With :attr:`model`: above 1, this many uniform worlds per world played on are drawn and
     weighed, and the worlds played on are drawn from them by their weights (systematic
     resampling); at 1, every world drawn is played on and its margins count by its weight."""
+    model_known: str = ""
+    """With :attr:`model`, for measuring only (it is told the table, not its view): every other
+    seat is taken to be of this kind (``random``, ``careless``, ``rule`` or ``searching``), so the
+    worlds and playouts are the model's with the kinds known, not learnt."""
     _model_cache: dict[Any, Any] | None = None
     """With :attr:`model`: the finished deals' evidence, kept between decisions."""
     endgame: int = 0
@@ -546,8 +550,11 @@ class EuchreNormal(PimcBot):
 
             if self._model_cache is None:
                 self._model_cache = {}
-            return ModelWorlds(view, base, self.rng, cache=self._model_cache, samples=self.model_samples,
-                               tries=self.tries, cards=self.model_cards)
+            worlds = ModelWorlds(view, base, self.rng, cache=self._model_cache, samples=self.model_samples,
+                                 tries=self.tries, cards=self.model_cards)
+            if self.model_known:
+                worlds.told(self.model_known)
+            return worlds
         if not self.read_bids or view.get("upcard") is None or view.get("dealer") is None:
             return base
         read = BidReadWorlds(view, base, self.miss, self.tries)

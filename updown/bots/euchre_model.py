@@ -343,6 +343,14 @@ class ModelWorlds(WorldSampler):
         self.seat = view["seat"]
         self.model = TableModel(view, rng, cache=cache, samples=samples, cards=cards)
 
+    def told(self, kind: str) -> None:
+        """Take every other seat to be of ``kind`` (for measuring the model with the kinds known)."""
+        if kind not in KINDS:
+            raise ValueError(f"the kinds are {', '.join(KINDS)}, not {kind!r}")
+        for j in range(4):
+            if j != self.seat:
+                self.model.prior[j] = [1.0 if k == KINDS.index(kind) else 0.0 for k in range(len(KINDS))]
+
     def weigh(self, world: State) -> tuple[float, list[list[float]]]:
         """The world's chance of being kept, and each seat's kind weights in it."""
         w = 1.0
