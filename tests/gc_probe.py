@@ -12,7 +12,8 @@ to them and the shortest chain of references that leads back to each (what close
 ``unload=1`` has the hub drop every table nothing needs first (``Hub.unload_idle`` as if their time
 had come); ``freeze=1`` freezes what is alive after the collection, as the server's policy does, and
 ``unfreeze=1`` unfreezes before it, so that the next probe counts what a renewal would find;
-``tasks=1`` lists the pending tasks and where each waits.
+``tasks=1`` lists the pending tasks and where each waits. ``PROBE_REDIS=URL`` in the environment
+runs the server in Redis mode (as one of several processes).
 
 :class:`Probe` starts it in a child process and is its client: plain HTTP and WebSocket calls from
 the test's own process, whose garbage is its own. ``PROBE_HTTP=auto`` (the third argument) runs it
@@ -121,7 +122,8 @@ def serve(db: str, port: int, http: Any = "auto") -> None:
     from updown.server.app import create_app
     from updown.server.settings import Settings
 
-    settings = Settings.load({"db": db, "port": port, "bot_delay": 0.0, "bot_workers": 0})
+    redis = os.environ.get("PROBE_REDIS") or None  # Redis mode: the server as one of several
+    settings = Settings.load({"db": db, "port": port, "bot_delay": 0.0, "bot_workers": 0, "redis": redis})
     settings.gc.freeze = False
     for limit in ("accounts_per_address=off", "tables_per_guest=off"):
         settings.limits.set(limit)
