@@ -1417,6 +1417,11 @@ class Hub:
         info = live.seats[seat]
         if live.status != "running":
             raise ActionError("not-running", "the game is not running")
+        # The socket that asked gets no more frames and is answered by its caller, whatever the
+        # database says: taken off the table's sockets before the write, so that a re-read of the
+        # seats meanwhile (another request's, once the write is committed) does not close it first.
+        if by is not None:
+            live.conns.discard(by)
         # The database decides who left first: two tabs, or a leave racing a timeout, leave once.
         if not await asyncio.to_thread(self.store.mark_left, live.id, seat):
             info.left = True
