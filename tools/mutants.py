@@ -391,8 +391,10 @@ MUTANTS = [
            ("tests/test_batched_euchre_greedy.py::test_the_greedy_rule_is_the_rule_written_out_card_by_card",)),
     Mutant("euchre-deal-end-own-deal", "playing to the deal's end ignores the deal it was told to stop after",
            "updown/batched/euchre.py",
-           '''deal = self.deal_no.copy() if deal is None else np.asarray(deal, dtype=np.int64)''',
-           '''deal = self.deal_no.copy()''',
+           '''game is in play a step has no gathers."""
+        deal = self.deal_no.copy() if deal is None else np.asarray(deal, dtype=np.int64)''',
+           '''game is in play a step has no gathers."""
+        deal = self.deal_no.copy()''',
            ("tests/test_batched_euchre_greedy.py::test_greedy_to_deal_end_is_stepping_the_rule",)),
     Mutant("euchre-play-all-keeps-best", "a finished trick's winning card is kept into the next trick",
            "updown/batched/euchre.py",
@@ -561,6 +563,13 @@ MUTANTS = [
            '''        if since is None or time.monotonic() - since < PING_IDLE:''',
            '''        if since is None:''',
            ("tests/test_db_pool.py::test_a_connection_in_use_is_not_pinged",)),
+    Mutant("leave-asker-closed", "the socket that asked to leave stays on the table's sockets until after the write",
+           "updown/server/hub.py",
+           '''        if by is not None:
+            live.conns.discard(by)
+        # The database decides''',
+           '''        # The database decides''',
+           ("tests/test_leave_answer.py::test_a_reread_of_the_seats_during_a_leave_does_not_close_the_socket_that_asked",)),
 ]
 
 
