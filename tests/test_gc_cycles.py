@@ -21,6 +21,7 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -126,25 +127,27 @@ def test_sockets_frozen_while_open_leave_nothing_for_the_renewal(probe: Probe) -
     watcher = probe.guest()
     clean(probe)
     opened: list[ClientConnection] = []
-    for table in tables:
-        for who, query in [(c, "") for c in cookies] + [(watcher, "?watch=1")]:
-            ws = connect(f"ws://127.0.0.1:{probe.port}/ws/tables/{table}{query}", additional_headers={"Cookie": who},
-                         open_timeout=20, max_size=2**24, ping_interval=None)
+    with ExitStack() as stack:  # websockets wants its connections entered; each is closed below
+
+        def open_socket(path: str, cookie: str) -> None:
+            ws = stack.enter_context(connect(f"ws://127.0.0.1:{probe.port}{path}", additional_headers={"Cookie": cookie},
+                                             open_timeout=20, max_size=2**24, ping_interval=None))
             ws.recv(timeout=10)
             opened.append(ws)
-    for _ in range(4):  # lobby sockets too (at most 8 from one address)
-        ws = connect(f"ws://127.0.0.1:{probe.port}/ws/lobby", additional_headers={"Cookie": watcher},
-                     open_timeout=20, max_size=2**24, ping_interval=None)
-        ws.recv(timeout=10)
-        opened.append(ws)
-    time.sleep(SETTLE)
-    probe.collect(freeze=True)  # as the server's policy does after a long full collection
-    for i, ws in enumerate(opened):
-        if i % 2:
-            ws.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            ws.socket.close()  # a reset, no close frame
-        else:
-            ws.close()
+
+        for table in tables:
+            for who, query in [(c, "") for c in cookies] + [(watcher, "?watch=1")]:
+                open_socket(f"/ws/tables/{table}{query}", who)
+        for _ in range(4):  # lobby sockets too (at most 8 from one address)
+            open_socket("/ws/lobby", watcher)
+        time.sleep(SETTLE)
+        probe.collect(freeze=True)  # as the server's policy does after a long full collection
+        for i, ws in enumerate(opened):
+            if i % 2:
+                ws.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                ws.socket.close()  # a reset, no close frame
+            else:
+                ws.close()
     time.sleep(2 * SETTLE)
     probe.collect()  # what any collection would free
     got = garbage_after(probe, len(opened), unfreeze=True)
