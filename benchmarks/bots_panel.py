@@ -66,9 +66,11 @@ count budgets; wall-time budgets make any run load-dependent). When a field stop
 or ``--field-seconds`` at a deal's start) no more of its deals are asked for and the next field
 takes the free workers; its deals past the stop still running are filed if they finish while the
 run goes on (a later run with more deals uses them; these figures never do), and are stopped and
-dropped when the last field ends. Ctrl-C stops the workers and keeps only whole rows on file. On
-2 cores, N = 2 suits cheap bots; timed levels (without ``--count``) get less time each when the
-workers share the cores with other work.
+dropped when the last field ends. Ctrl-C or a kill (SIGTERM) of this process stops the workers
+and keeps only whole rows on file (a line cut short by a harder kill is dropped when the file is
+read again). Workers pay where cores are free: each costs about a second of start-up, and on a
+machine already busier than its cores they only take a larger share of it. Levels on wall-time
+budgets (without ``--count``) get fewer worlds when the workers share busy cores.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import statistics
 import sys
 import time
@@ -636,6 +639,10 @@ def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
     return [line for cell in cells for line in cell.report(store)]
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str]) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="updown")
@@ -674,6 +681,9 @@ def main(argv: list[str]) -> None:
     args.tests = [budgeted(t, counts) for t in args.tests.split(";" if ";" in args.tests else ",") if t]
     args.games = [g for g in (args.games or args.game).split(",") if g]
     store = Store(args.out)
+    # A kill (SIGTERM) stops the run as Ctrl-C does: the workers are stopped with it (killed alone,
+    # this process would leave them waiting for work forever).
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         lines = run_ladder(args, store) if args.ladder else run_fields(args, store)
     except KeyboardInterrupt:
