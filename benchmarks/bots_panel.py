@@ -95,6 +95,7 @@ from updown.arena import duplicate  # noqa: E402
 from updown.arena.duplicate import Lineup, deal_seed, entry_teams, play_seating  # noqa: E402
 from updown.arena.runner import terminate, worker_pool  # noqa: E402
 from updown.arena.stats import game_figures, interval, rate_interval  # noqa: E402
+from updown.core.errors import UpdownError  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
 
 TEST = "TEST|"
@@ -690,6 +691,8 @@ def main(argv: list[str]) -> None:
         print("interrupted: the deals that finished are on file; the same command continues the run",
               file=sys.stderr)
         raise SystemExit(130) from None
+    except UpdownError as err:  # an unknown bot, a bad option: the same message whatever --workers
+        raise SystemExit(f"bots_panel: {err}") from None
     print(f"{args.game}, {args.players} players, options {args.options}, seed {args.seed}")
     for line in lines:
         print(line)

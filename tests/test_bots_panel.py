@@ -217,3 +217,12 @@ def test_field_seconds_ends_a_field_at_a_deals_start_and_the_deal_begun_is_whole
         assert "field greedy (3 seats), 1 deals x 4 seatings: time ran out (0 s)" in out
         assert sorted((r["field"], r["deal"], r["test"]) for r in rows) == sorted(
             (f, 0, t) for f in ("random", "greedy") for t in ("random", "greedy", "easy"))
+
+
+def test_an_unknown_bot_is_named_in_one_line_whatever_the_workers(tmp_path: Path) -> None:
+    for workers in ("1", "2"):
+        done = subprocess.run([sys.executable, str(SCRIPT), *TINY, "--fields", "random", "--tests", "greedy;nosuch",
+                               "--deals", "2", "--quiet", "--workers", workers], capture_output=True, text=True,
+                              timeout=600)
+        said = done.stderr.splitlines()
+        assert done.returncode == 1 and len(said) == 1 and said[0].startswith("bots_panel: no bot 'nosuch' for updown")
