@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import socket
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -86,6 +86,7 @@ def serve(
         import uvicorn
 
         from updown.server.app import create_app
+        from updown.server.protocol import HttpProtocol  # noqa: F401 (httptools, checked with the rest)
         from updown.server.settings import Settings, SettingsError
     except ImportError as err:
         raise fail(f"the server needs its packages ({err.name} is missing): {install_hint('server')}",
@@ -117,13 +118,25 @@ def serve(
         console.print(f"updown server on [bold]http://{address}:{bound}/[/bold]")
     console.print(f"database {_safe(settings.db)}{', Redis ' + _safe(settings.redis) if settings.redis else ''}; "
                   "Ctrl-C stops it.")
+    server = uvicorn.Server(uvicorn_config(application, settings))
+    server.run(sockets=[sock])
+
+
+def uvicorn_config(application: Any, settings: Any) -> Any:
+    """uvicorn's configuration for the app under these settings (a ``uvicorn.Config``).
+
+    Its HTTP protocol is :class:`updown.server.protocol.HttpProtocol`: uvicorn's own leaves a
+    reference cycle behind each WebSocket, for the garbage collector (docs/server.md)."""
+    import uvicorn
+
+    from updown.server.protocol import HttpProtocol
+
     proxies = settings.trusted_proxies
-    server = uvicorn.Server(uvicorn.Config(
-        application, log_config=None, log_level=settings.log_level, access_log=settings.access_log,
+    return uvicorn.Config(
+        application, http=HttpProtocol, log_config=None, log_level=settings.log_level, access_log=settings.access_log,
         ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, proxy_headers=proxies is not None,
         forwarded_allow_ips=proxies if proxies is not None else "", server_header=False,
-        ws_ping_interval=settings.ws_ping_interval or None))
-    server.run(sockets=[sock])
+        ws_ping_interval=settings.ws_ping_interval or None)
 
 
 OPEN_FILES_WANTED = 65536
