@@ -16,6 +16,7 @@ a background loop may make meanwhile.
 
 from __future__ import annotations
 
+import gc
 import socket
 import struct
 import threading
@@ -204,3 +205,41 @@ def test_uvicorns_own_protocol_leaves_its_cycle_at_each_upgrade(tmp_path: Path) 
         assert types.get("uvicorn.protocols.http.httptools_impl.HttpToolsProtocol", 0) >= SOCKETS, got
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("db", db_params())
+def test_the_lease_statements_leave_no_cycles(db: str, tmp_path: Path) -> None:
+    """A process on Redis renews its leases every few seconds, and takes tables (:meth:`Store.claim`)
+    as it goes: built anew at each call, their ``OR`` left about ten objects in reference cycles a
+    statement (640 in the 60 statements below). Counted in this process, its collector off."""
+    from collections import Counter
+
+    from hub_util import store_for, updown_table
+
+    store = store_for(fresh_pg_db() if db == "postgresql" else f"sqlite:///{tmp_path / 'lease.db'}")
+    try:
+        updown_table(store, "t1")
+
+        def leases() -> None:
+            assert store.renew_leases("p1", 10.0) == ["t1"]
+            assert store.claim("t1", "p1", 10.0) and not store.claim("t1", "p2", 10.0)
+            assert store.claim("t1", "p2", 10.0, force=True)
+            assert store.renew_leases("p1", 10.0) == []  # p2 holds it now
+            assert store.claim("t1", "p1", 10.0, force=True)
+
+        leases()  # the statements' first compilations are cached, not garbage
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(12):
+                leases()
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            left = Counter(type(o).__name__ for o in gc.garbage)
+        finally:
+            gc.garbage.clear()
+            gc.set_debug(0)
+            gc.enable()
+    finally:
+        store.engine.dispose()
+    assert sum(left.values()) <= 12, left.most_common(8)

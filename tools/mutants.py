@@ -430,9 +430,8 @@ MUTANTS = [
            ("tests/test_gc_policy.py::test_the_app_freezes_after_start_up_as_its_setting_says",)),
     Mutant("lease-renewal-takes-held", "a lease renewal takes every running table, also one another process still holds",
            "updown/server/store.py",
-           '''update(Table).where(Table.status == "running",
-                                    (Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None))''',
-           '''update(Table).where(Table.status == "running")''',
+           '''_RENEW_LEASES = (update(_TABLES).where(_TABLES.c.status == "running", _LEASE_FREE)''',
+           '''_RENEW_LEASES = (update(_TABLES).where(_TABLES.c.status == "running")''',
            ("tests/test_lease_renewal.py::test_one_statement_renews_ours_and_takes_the_free_and_the_lapsed_only[sqlite]",)),
     Mutant("smart-safe-winner", "the smart rule follows with its lowest winning card even where an unseen card beats it",
            "updown/batched/euchre.py",
@@ -600,6 +599,11 @@ MUTANTS = [
            '''        application, http=HttpProtocol, log_config=None,''',
            '''        application, log_config=None,''',
            ("tests/test_serve_config.py::test_serve_runs_uvicorn_with_the_http_protocol_that_leaves_no_cycle_behind_a_websocket",)),
+    Mutant("gc-lease-or-anew", "the lease renewal builds its OR anew at each call",
+           "updown/server/store.py",
+           '''            return list(s.scalars(_RENEW_LEASES, {"me": owner, "now": now, "until": now + seconds}).all())''',
+           '''            return list(s.scalars(update(Table).where(Table.status == "running", (Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None)).values(owner=owner, lease_until=now + seconds).returning(Table.id)).all())''',
+           ("tests/test_gc_cycles.py::test_the_lease_statements_leave_no_cycles",)),
 ]
 
 

@@ -71,6 +71,19 @@ _REREAD_TABLES = (select(Table.id, Table.status, Seat.kind, Seat.account_id, Sea
 """The hub's re-read of its tables' status and seats, built once."""
 _DISABLED = select(Account.id).where(Account.id.in_(bindparam("ids", expanding=True)), Account.disabled.is_(True))
 """Which of some accounts are disabled, built once."""
+_TABLES = Table.metadata.tables["tables"]
+_LEASE_FREE = ((_TABLES.c.owner == bindparam("me")) | (_TABLES.c.lease_until < bindparam("now"))
+               | _TABLES.c.owner.is_(None))
+"""A table's lease is ``me``'s to take or renew: held by it already, run out, or held by nobody."""
+_CLAIM = (update(_TABLES).where(_TABLES.c.id == bindparam("table"), _LEASE_FREE)
+          .values(owner=bindparam("me"), lease_until=bindparam("until")))
+_CLAIM_FORCE = update(_TABLES).where(_TABLES.c.id == bindparam("table")).values(owner=bindparam("me"),
+                                                                                lease_until=bindparam("until"))
+_RENEW_LEASES = (update(_TABLES).where(_TABLES.c.status == "running", _LEASE_FREE)
+                 .values(owner=bindparam("me"), lease_until=bindparam("until")).returning(_TABLES.c.id))
+"""The lease statements (:meth:`Store.claim`, :meth:`Store.renew_leases`), built once: built anew at
+each call (every few seconds in a process on Redis), their ``OR`` left bound parameters in reference
+cycles for the garbage collector (docs/server.md)."""
 
 
 class _Driver:
@@ -459,10 +472,8 @@ class Store:
         """Take or renew the lease to drive a table (bots, chance, clocks)."""
         now = time.time()
         with DbSession(self.engine) as s, s.begin():
-            cond = [Table.id == table_id]
-            if not force:
-                cond.append((Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None))
-            res = s.execute(update(Table).where(*cond).values(owner=owner, lease_until=now + seconds))
+            res = s.execute(_CLAIM_FORCE if force else _CLAIM,
+                            {"table": table_id, "me": owner, "now": now, "until": now + seconds})
             return res.rowcount == 1  # type: ignore[attr-defined, no-any-return]
 
     def release(self, owner: str) -> int:
@@ -480,10 +491,7 @@ class Store:
         to 5,000 idle players (docs/server.md)."""
         now = time.time()
         with DbSession(self.engine) as s, s.begin():
-            return list(s.scalars(
-                update(Table).where(Table.status == "running",
-                                    (Table.owner == owner) | (Table.lease_until < now) | Table.owner.is_(None))
-                .values(owner=owner, lease_until=now + seconds).returning(Table.id)).all())
+            return list(s.scalars(_RENEW_LEASES, {"me": owner, "now": now, "until": now + seconds}).all())
 
     # -- steps ----------------------------------------------------------------------------------
     def steps(self, table_id: str, after: int = 0) -> list[StepRow]:
