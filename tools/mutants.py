@@ -629,6 +629,11 @@ MUTANTS = [
            '''and all(self.n in r for r in self.rows.values())''',
            '''and any(self.n in r for r in self.rows.values())''',
            ("tests/test_bots_panel.py::test_self_takes_the_deals_of_the_field_of_the_same_line_up_and_is_a_check",)),
+    Mutant("arena-kill-leaves-workers", "updown arena killed with SIGTERM leaves its workers running",
+           "updown/cli/cmd_arena.py",
+           '''        before = signal.signal(signal.SIGTERM, _interrupt)''',
+           '''        before = signal.getsignal(signal.SIGTERM)''',
+           ("tests/test_arena_kill.py::test_a_killed_arena_stops_its_workers_and_keeps_its_finished_deals",)),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -155,6 +156,9 @@ def arena(
                 bar.reset(task, total=total, completed=done)
             bar.update(task, completed=done)
 
+        # A kill (SIGTERM) stops the run as Ctrl-C does, workers included: killed alone, this process
+        # would leave its worker processes playing and then waiting for work for ever.
+        before = signal.signal(signal.SIGTERM, _interrupt)
         try:
             results = run_arena(lineup, deals, out=out, workers=n_workers, ray=ray, records=records,
                                 progress=progress)
@@ -164,6 +168,8 @@ def arena(
             where = (f"the finished deals are in {out}; run the same command to go on" if out is not None
                      else "nothing was kept (give --out DIR to be able to go on)")
             raise fail(f"stopped: {where}", 130) from None
+        finally:
+            signal.signal(signal.SIGTERM, before)
     seconds = time.perf_counter() - started
     played = results["games"] - (first[0] if first else 0)
     if as_json:
@@ -176,3 +182,7 @@ def arena(
     if out is not None:
         err_console.print(f"Written to {out}: {RESULTS}, {DEALS}, ratings.png, differences.png"
                           f"{', records/' if records else ''}.")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
