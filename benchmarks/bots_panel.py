@@ -640,6 +640,18 @@ def run_ladder(args: argparse.Namespace, store: Store) -> list[str]:
     return [line for cell in cells for line in cell.report(store)]
 
 
+def names(listed: str) -> list[str]:
+    """The names in a ``--fields`` or ``--tests`` list: separated by ';', else by ',' unless the
+    list is one bot with options (``hard:model=1,ms=0``, whose options are separated by ',')."""
+    if ";" in listed:
+        parts = listed.split(";")
+    elif ":" in listed:
+        parts = [listed]
+    else:
+        parts = listed.split(",")
+    return [n for n in parts if n]
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -649,8 +661,11 @@ def main(argv: list[str]) -> None:
     p.add_argument("--game", default="updown")
     p.add_argument("--players", type=int, default=None)
     p.add_argument("-o", dest="opts", action="append", default=[], help="a game option, key=value")
-    p.add_argument("--fields", default="random,easy,greedy,mixed")
-    p.add_argument("--tests", default="greedy,normal")
+    p.add_argument("--fields", default="random,easy,greedy,mixed",
+                   help="the fields, separated by ';' (or by ',' when no name has options)")
+    p.add_argument("--tests", default="greedy,normal",
+                   help="the bots in the test seat, separated by ';' (or by ',' when no name has options: "
+                        "'hard:model=1,ms=0' alone is one bot)")
     p.add_argument("--deals", type=int, default=40)
     p.add_argument("--min-deals", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
@@ -678,8 +693,8 @@ def main(argv: list[str]) -> None:
     args.options = {k: int(v) if v.isdigit() else v
                     for k, _, v in (o.partition("=") for o in args.opts)}
     counts = {k: int(v) for k, _, v in (c.partition("=") for c in args.count.split(",") if c)}
-    args.fields = [budgeted(f, counts) for f in args.fields.split(";" if ";" in args.fields else ",") if f]
-    args.tests = [budgeted(t, counts) for t in args.tests.split(";" if ";" in args.tests else ",") if t]
+    args.fields = [budgeted(f, counts) for f in names(args.fields)]
+    args.tests = [budgeted(t, counts) for t in names(args.tests)]
     args.games = [g for g in (args.games or args.game).split(",") if g]
     store = Store(args.out)
     # A kill (SIGTERM) stops the run as Ctrl-C does: the workers are stopped with it (killed alone,

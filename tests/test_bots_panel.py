@@ -226,3 +226,13 @@ def test_an_unknown_bot_is_named_in_one_line_whatever_the_workers(tmp_path: Path
                               timeout=600)
         said = done.stderr.splitlines()
         assert done.returncode == 1 and len(said) == 1 and said[0].startswith("bots_panel: no bot 'nosuch' for updown")
+
+
+def test_one_test_bot_with_options_is_one_bot_and_a_list_of_them_is_split_on_semicolons(tmp_path: Path) -> None:
+    one = "normal:ms=0,worlds=2"
+    _, rows = _panel(tmp_path / "one", "--game", "updown", "-o", "rounds=1", "--fields", "random", "--tests", one,
+                     "--deals", "1", "--min-deals", "1")
+    assert {r["test"] for r in rows} == {one}
+    _, rows = _panel(tmp_path / "two", "--game", "updown", "-o", "rounds=1", "--fields", "random",
+                     "--tests", f"greedy;{one}", "--deals", "1", "--min-deals", "1")
+    assert sorted({str(r["test"]) for r in rows}) == ["greedy", one]

@@ -654,6 +654,13 @@ MUTANTS = [
            '''out.append((rule._play(stub, sorted(hand), sorted(legal)) == chosen, len(legal)))''',
            '''out.append((False, len(legal)))''',
            ("tests/test_euchre_model.py::test_the_rule_s_bids_and_cards_are_read_exactly",)),
+    Mutant("panel-options-split", "one test bot with options is split on its commas",
+           "benchmarks/bots_panel.py",
+           '''    elif ":" in listed:
+        parts = [listed]''',
+           '''    elif False:
+        parts = [listed]''',
+           ("tests/test_bots_panel.py::test_one_test_bot_with_options_is_one_bot_and_a_list_of_them_is_split_on_semicolons",)),
 ]
 
 
