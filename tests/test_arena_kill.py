@@ -8,12 +8,12 @@ too: two workers went on at 60% of a core each after their parent was gone).
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from proc_util import group_gone, killed_on_failure
 
 UPDOWN = [sys.executable, "-c", "from updown.cli.app import main; main()"]
 
@@ -25,7 +25,7 @@ def test_a_killed_arena_stops_its_workers_and_keeps_its_finished_deals(tmp_path:
         proc = subprocess.Popen([*UPDOWN, "arena", "updown", "--bots", "greedy,easy", "-n", "4000", "-o", "rounds=1",
                                  "--workers", "2", "--out", str(tmp_path)],
                                 stdout=to, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with killed_on_failure(proc):
         began = time.monotonic()
         while not (deals.exists() and deals.read_text().count("\n") >= 5):
             assert proc.poll() is None and time.monotonic() - began < 120, said.read_text()
@@ -33,20 +33,7 @@ def test_a_killed_arena_stops_its_workers_and_keeps_its_finished_deals(tmp_path:
         proc.terminate()  # SIGTERM to the arena alone, not its process group
         proc.wait(timeout=60)
         assert proc.returncode == 130 and "stopped: the finished deals are in" in said.read_text(), said.read_text()
-        for _ in range(100):  # no worker left behind
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("worker processes outlived the arena")
-    except BaseException:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        raise
+        assert group_gone(proc), "worker processes outlived the arena"
     kept = deals.read_text().splitlines()
     assert 5 <= len(kept) < 2000  # stopped part way
     assert all(json.loads(line) for line in kept)  # every finished deal a whole line

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from proc_util import group_gone, killed_on_failure
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "bots_panel.py"
 
@@ -173,7 +175,7 @@ def test_ctrl_c_or_a_kill_stops_the_workers_and_leaves_whole_rows_that_a_second_
     with open(said, "w") as to:
         proc = subprocess.Popen([sys.executable, str(SCRIPT), "--out", str(tmp_path), *run, "--workers", "2"],
                                 stdout=to, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with killed_on_failure(proc):
         began = time.monotonic()
         while not (deals.exists() and deals.read_text().count("\n") >= 20):
             assert proc.poll() is None and time.monotonic() - began < 120, said.read_text()
@@ -184,20 +186,7 @@ def test_ctrl_c_or_a_kill_stops_the_workers_and_leaves_whole_rows_that_a_second_
             proc.terminate()  # SIGTERM to the panel alone
         proc.wait(timeout=60)
         assert proc.returncode == 130 and said.read_text().startswith("interrupted"), said.read_text()
-        for _ in range(100):  # no worker left behind
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("worker processes outlived the panel")
-    except BaseException:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        raise
+        assert group_gone(proc), "worker processes outlived the panel"
     lines = deals.read_text().splitlines()
     assert 20 <= len(lines) < 400  # stopped part way
     first = [json.loads(x) for x in lines]  # whole rows only
