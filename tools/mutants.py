@@ -583,7 +583,7 @@ MUTANTS = [
            "updown/server/routes/lobby.py",
            '''                    await conn.send_text(frame)''',
            '''                    await asyncio.wait_for(conn.send_text(frame), SEND_TIMEOUT)''',
-           ("tests/test_gc_cycles.py::test_a_lobby_socket_that_comes_and_goes_leaves_no_cycles_and_no_lost_task",)),
+           ("tests/test_lobby_sender.py::test_a_cancellation_that_comes_as_a_send_ends_stops_the_sender",)),
     Mutant("gc-tables-in-list", "the public list builds its IN list anew",
            "updown/server/store.py",
            '''            rows = s.scalars(_PUBLIC_TABLES, {"statuses": list(statuses), "limit": limit}).all()''',
