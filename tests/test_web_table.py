@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,15 @@ def can_act(page: Any) -> bool:
 
 
 # -- turn alerts -----------------------------------------------------------------------------------
+def bob_plays_until(bob: Any, rng: random.Random, done: Callable[[], bool], seconds: float = 120.0) -> None:
+    """Bob plays (passing where he may) whenever he can act, until ``done()``; the bots play between."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "the awaited turn never came"
+        if click_one(bob, rng, prefer=("pass",)) is None:
+            bob.wait_for_timeout(50)
+
+
 def test_a_hidden_tab_says_your_turn_in_its_title_and_notifies(server: Server, browser: Any) -> None:
     """Alice waits for Bob with her tab hidden: when her turn comes, the title says so, a
     notification comes (she allowed them with a click, the only time the page asked) and, with
@@ -98,12 +109,9 @@ def test_a_hidden_tab_says_your_turn_in_its_title_and_notifies(server: Server, b
 
     alice.evaluate("window.__hide(true)")
     shot(alice, "table-alert-before")
-    for _ in range(20):  # Bob plays; the bots after him; then it is Alice's turn
-        if alice.title().startswith("●"):
-            break
-        if click_one(bob, rng, prefer=("pass",)) is None:
-            alice.wait_for_function("() => document.title.startsWith('●')", timeout=15_000)
-    alice.wait_for_function("() => document.title.startsWith('●')")
+    # Bob plays, the bots after him, until it is Alice's turn (which may be a deal later: when her
+    # partner goes alone she sits the deal out, and Bob plays on).
+    bob_plays_until(bob, rng, lambda: alice.title().startswith("●"))
     assert alice.title() == "● Your turn — updown"
     notes = alice.evaluate("window.__notes")
     assert [n["title"] for n in notes] == ["Your turn"] and "Euchre" in notes[0]["body"]
@@ -113,11 +121,7 @@ def test_a_hidden_tab_says_your_turn_in_its_title_and_notifies(server: Server, b
     alice.evaluate("window.__hide(false)")
     turns = alice.evaluate("window.__table.turns")
     click_one(alice, rng, prefer=("pass",))
-    for _ in range(30):
-        if alice.evaluate("window.__table.turns") > turns:
-            break
-        if click_one(bob, rng, prefer=("pass",)) is None:
-            alice.wait_for_timeout(30)
+    bob_plays_until(bob, rng, lambda: alice.evaluate("window.__table.turns") > turns)
     assert not finished(alice)
     alice.wait_for_function("() => document.title.startsWith('●')")
     assert len(alice.evaluate("window.__notes")) == 1
