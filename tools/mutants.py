@@ -9,6 +9,11 @@ changes was rewritten: update the mutant, so that the guard keeps guarding).
 
 Before the mutants, the named tests run once on an unchanged copy: they must pass there, or a
 "killed" mutant would prove nothing.
+
+``--jobs N`` (default 2) runs N mutants at once, each in its own copy of the tree. Mutants whose
+test files use the shared services (PostgreSQL, Redis: one server each for every test process)
+run one at a time, beside mutants whose tests do not, so that no two test processes share a
+Redis channel or a PostgreSQL cluster's restarts; ``--jobs 1`` runs them all one after another.
 """
 
 from __future__ import annotations
@@ -18,8 +23,12 @@ import os
 import shutil
 import subprocess
 import sys
+import re
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -688,11 +697,63 @@ def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, 
     return code, time.time() - started, out
 
 
+SERVICES = re.compile(r"UPDOWN_TEST_(POSTGRES|REDIS)|postgres|redis", re.IGNORECASE)
+
+
+def uses_services(m: Mutant) -> bool:
+    """Whether a test file of the mutant's mentions PostgreSQL or Redis (then it may use the one
+    server every test process shares, or stop and start a cluster of its own)."""
+    files = {t.split("::")[0] for t in m.tests}
+    return any(SERVICES.search((ROOT / f).read_text()) for f in files)
+
+
+def run_all(chosen: list[Mutant], services: set[str], jobs: int, one: Callable[[Mutant], bool]) -> list[bool]:
+    """``one(m)`` for every mutant, ``jobs`` at a time, never two of ``services`` at once: a worker
+    takes the next mutant of ``services`` when none of them runs, else the next of the others, else
+    waits. Returns the results in ``chosen``'s order."""
+    results: dict[str, bool] = {}
+    waiting = list(chosen)
+    busy = [False]  # a mutant of `services` is running
+    cond = threading.Condition()
+
+    def take() -> Mutant | None:
+        with cond:
+            while True:
+                if not waiting:
+                    return None
+                pick = next((m for m in waiting if m.name not in services or not busy[0]), None)
+                if pick is not None:
+                    waiting.remove(pick)
+                    if pick.name in services:
+                        busy[0] = True
+                    return pick
+                cond.wait()
+
+    def worker() -> None:
+        while (m := take()) is not None:
+            try:
+                results[m.name] = one(m)
+            finally:
+                with cond:
+                    if m.name in services:
+                        busy[0] = False
+                    cond.notify_all()
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [results.get(m.name, False) for m in chosen]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="only these mutants")
     parser.add_argument("--list", action="store_true", help="list the mutants and their tests")
     parser.add_argument("--timeout", type=float, default=240, help="seconds one mutant's tests may take")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants at once (one at a time among those whose "
+                        "tests use PostgreSQL or Redis)")
     args = parser.parse_args()
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     unknown = set(args.names) - {m.name for m in MUTANTS}
@@ -718,13 +779,22 @@ def main() -> int:
                     bad += 1
         if bad:
             return 1
+        services = {m.name for m in chosen if uses_services(m)}
         every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
-        code, seconds, out = run_tests(base, every, args.timeout * 2)
-        print(f"unchanged copy: {'passes' if code == 0 else 'FAILS'} ({len(every)} test selections, {seconds:.0f} s)")
-        if code != 0:
-            print(out[-3000:])
+        shared = tuple(dict.fromkeys(t for m in chosen if m.name in services for t in m.tests))
+        groups = [every] if args.jobs == 1 or not shared else [shared, tuple(t for t in every if t not in shared)]
+        started = time.time()
+        with ThreadPoolExecutor(len(groups)) as pool:
+            runs = list(pool.map(lambda tests: run_tests(base, tests, args.timeout * 2), filter(None, groups)))
+        failed = [out for code, _s, out in runs if code != 0]
+        print(f"unchanged copy: {'FAILS' if failed else 'passes'} ({len(every)} test selections, "
+              f"{time.time() - started:.0f} s)")
+        if failed:
+            print(failed[0][-3000:])
             return 1
-        for m in chosen:
+        said = threading.Lock()
+
+        def one(m: Mutant) -> bool:
             tree = Path(tmp) / m.name
             shutil.copytree(base, tree)
             target = tree / m.path
@@ -735,11 +805,15 @@ def main() -> int:
             code, seconds, out = run_tests(tree, m.tests, args.timeout)
             killed = code == 1  # a failing test; a time-out proves nothing deterministic
             verdict = "killed" if killed else {0: "SURVIVED", -1: "TIMED OUT"}.get(code, f"ERROR (pytest exit {code})")
-            print(f"{m.name:26} {verdict:9} {seconds:5.0f} s  {m.what}")
-            if not killed:
-                bad += 1
-                print(out[-2000:])
+            with said:
+                print(f"{m.name:26} {verdict:9} {seconds:5.0f} s  {m.what}", flush=True)
+                if not killed:
+                    print(out[-2000:], flush=True)
             shutil.rmtree(tree, ignore_errors=True)
+            return killed
+
+        results = run_all(chosen, services, args.jobs, one)
+        bad += sum(1 for killed in results if not killed)
     print(f"{len(chosen) - bad} of {len(chosen)} mutants killed")
     return 1 if bad else 0
 
