@@ -126,15 +126,18 @@ def uvicorn_config(application: Any, settings: Any) -> Any:
     """uvicorn's configuration for the app under these settings (a ``uvicorn.Config``).
 
     Its HTTP protocol is :class:`updown.server.protocol.HttpProtocol`: uvicorn's own leaves a
-    reference cycle behind each WebSocket, for the garbage collector (docs/server.md)."""
+    reference cycle behind each WebSocket, for the garbage collector (docs/server.md). Its WebSocket
+    protocol is :class:`updown.server.protocol.WebSocketProtocol`: with ``ws_deflate`` on, messages
+    under ``PLAIN_BELOW`` bytes go uncompressed (docs/server.md, "Compression's cost")."""
     import uvicorn
 
-    from updown.server.protocol import HttpProtocol
+    from updown.server.protocol import HttpProtocol, WebSocketProtocol
 
     proxies = settings.trusted_proxies
     return uvicorn.Config(
-        application, http=HttpProtocol, log_config=None, log_level=settings.log_level, access_log=settings.access_log,
-        ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, proxy_headers=proxies is not None,
+        application, http=HttpProtocol, ws=WebSocketProtocol, log_config=None, log_level=settings.log_level,
+        access_log=settings.access_log, ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate,
+        proxy_headers=proxies is not None,
         forwarded_allow_ips=proxies if proxies is not None else "", server_header=False,
         ws_ping_interval=settings.ws_ping_interval or None)
 
