@@ -55,6 +55,10 @@ def probe(referrers: str | None = None) -> dict[str, Any]:
         gc.set_debug(0)
     kinds = Counter(type_name(o) for o in garbage)
     out: dict[str, Any] = {"found": found, "types": dict(kinds.most_common())}
+    frames = Counter(f"{o.f_code.co_filename.rsplit('/', 2)[-1]}:{o.f_code.co_qualname}"
+                     for o in garbage if type(o).__name__ == "frame")
+    if frames:  # where the frames among the garbage ran (an error's traceback keeps them)
+        out["frames"] = dict(frames.most_common(40))
     if referrers:
         ids = {id(o) for o in garbage}
         shown = []
@@ -118,6 +122,7 @@ def serve(db: str, port: int, http: Any = "auto") -> None:
     import asyncio
 
     import uvicorn
+    from sqlalchemy import event
 
     from updown.server.app import create_app
     from updown.server.settings import Settings
@@ -125,9 +130,24 @@ def serve(db: str, port: int, http: Any = "auto") -> None:
     redis = os.environ.get("PROBE_REDIS") or None  # Redis mode: the server as one of several
     settings = Settings.load({"db": db, "port": port, "bot_delay": 0.0, "bot_workers": 0, "redis": redis})
     settings.gc.freeze = False
-    for limit in ("accounts_per_address=off", "tables_per_guest=off"):
+    for limit in ("accounts_per_address=off", "tables_per_guest=off",
+                  *filter(None, os.environ.get("PROBE_LIMITS", "").split())):
         settings.limits.set(limit)
     app = create_app(settings)
+
+    @app.get("/api/__fault")
+    async def fault() -> None:
+        """A route that fails (the 500 path): an error no handler knows."""
+        raise RuntimeError("a fault in a route (the probe's)")
+
+    engine = app.state.store.engine
+    dbapi = engine.dialect.loaded_dbapi
+
+    def away(*_args: Any) -> None:
+        """Every statement fails as a database that cannot be reached (``db=away``): the DB-API's
+        OperationalError, raised where SQLAlchemy (or the store's own driver) runs a statement, so that
+        it is wrapped and handled as a real outage is."""
+        raise dbapi.OperationalError("the probe's database is away")
 
     async def probed(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == "/__gc":
@@ -140,6 +160,10 @@ def serve(db: str, port: int, http: Any = "auto") -> None:
                 tasks = [f"{t.get_coro()!r} at " + ", ".join(f"{f.f_code.co_qualname}:{f.f_lineno}" for f in t.get_stack())
                          + (" (cancelling)" if t.cancelling() else "")
                          for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            if query.get("db") == "away" and not event.contains(engine, "before_cursor_execute", away):
+                event.listen(engine, "before_cursor_execute", away)
+            elif query.get("db") == "back" and event.contains(engine, "before_cursor_execute", away):
+                event.remove(engine, "before_cursor_execute", away)
             if query.get("unfreeze"):  # what a renewal would find: the frozen objects looked at too
                 gc.unfreeze()
             body = json.dumps({**probe(query.get("referrers")), "unloaded": len(dropped), "tasks": tasks}).encode()
@@ -194,11 +218,15 @@ class Probe:
         self.proc.wait(10)
 
     def collect(self, referrers: str | None = None, unload: bool = False, freeze: bool = False,
-                unfreeze: bool = False, tasks: bool = False) -> dict[str, Any]:
+                unfreeze: bool = False, tasks: bool = False, db: str | None = None) -> dict[str, Any]:
         """The objects only a full collection frees, made since the last call (module docstring);
         ``unload``: the hub drops every table nothing needs first; ``unfreeze``: the frozen heap is
-        unfrozen first (what a renewal finds); ``freeze``: what is alive after it is frozen."""
+        unfrozen first (what a renewal finds); ``freeze``: what is alive after it is frozen;
+        ``db``: ``away`` (every statement fails from now on, as when the database cannot be
+        reached) or ``back``."""
         params = {"referrers": referrers} if referrers else {}
+        if db:
+            params["db"] = db
         for name, on in (("unload", unload), ("freeze", freeze), ("unfreeze", unfreeze), ("tasks", tasks)):
             if on:
                 params[name] = "1"

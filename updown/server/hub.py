@@ -22,7 +22,7 @@ import orjson
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live, encode
-from updown.server.outage import DATABASE, REDIS, ServiceHealth, first_line, is_outage
+from updown.server.outage import DATABASE, REDIS, ServiceHealth, detached, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
 log = logging.getLogger("updown.server")
@@ -369,7 +369,10 @@ class RedisBus(Bus):
         self._outbox.append((channel, text, done))
         if self._publisher is None or self._publisher.done():
             self._publisher = asyncio.get_running_loop().create_task(self._publish_outbox())
-        await done
+        try:
+            await done
+        finally:
+            del done  # (it holds the error raised here, whose traceback holds this frame: a cycle)
 
     async def _publish_outbox(self) -> None:
         while self._outbox:
@@ -391,6 +394,7 @@ class RedisBus(Bus):
                         await connection.disconnect()
                     except Exception:
                         pass
+                detached(err)  # (each caller's frame raises it; kept with this one's, a cycle)
                 for _c, _t, done in batch:
                     if not done.done():
                         done.set_exception(err)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -24,6 +25,7 @@ DATABASE = "database"
 REDIS = "redis"
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseException)
 
 MESSAGES = {
     DATABASE: "the server cannot reach its database; moves wait until it is back (retrying)",
@@ -60,6 +62,40 @@ def outage_service(err: BaseException) -> str | None:
     return REDIS if type(err).__module__.startswith("redis") else DATABASE
 
 
+def forget_locals(err: BaseException) -> None:
+    """Clear the local variables of the finished frames ``err``'s traceback went through, and its
+    cause's and context's (the frames still running are left as they are; the tracebacks stay, and
+    print as before). An outage's error holds every frame it passed and whatever those frames held,
+    and where one of them holds the error itself, that is a reference cycle that only the garbage
+    collector frees, and the server's frozen heap keeps until a renewal (``gcpolicy.py``;
+    docs/server.md, "Error paths and the renewal's period"). SQLAlchemy's wrapping of a DB-API error
+    is such a frame (``Connection._handle_dbapi_exception`` keeps the error it raises in a local):
+    about 80 objects in a cycle for every statement that fails while the database is away.
+
+    Call it where the error is caught (its catching frame is running): a frame of a coroutine that
+    is suspended must not be in the traceback (clearing it would close the coroutine), which holds
+    for an error that came up from what the catching frame called, directly or through a thread."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [err]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        traceback.clear_frames(e.__traceback__)  # (skips the frames still running)
+        todo += [e.__cause__, e.__context__]
+
+
+def detached(err: E) -> E:
+    """``err`` made fit to be kept as a value (in a list of results, as a future's result): the
+    locals of the frames it went through are cleared (:func:`forget_locals`) and its own traceback
+    dropped, so that it holds no frame, the running one that caught it included (a ``raise`` of it
+    later starts a new traceback). Kept with them, an error held in a list that a frame of its
+    traceback holds is a reference cycle. Call it where the error is caught."""
+    forget_locals(err)
+    return err.with_traceback(None)
+
+
 def first_line(err: BaseException) -> str:
     return (str(err).strip().splitlines() or [type(err).__name__])[0][:200] or type(err).__name__
 
@@ -82,6 +118,7 @@ class ServiceHealth:
         """Note a failure; True (and the listeners told) if the service was thought up until now."""
         if not isinstance(err, str):
             service = outage_service(err) or service  # a Redis error met on a database path is Redis's
+            forget_locals(err)  # (its frames' cycles: whoever caught it is done with them)
         if service in self.down:
             return False
         reason = err if isinstance(err, str) else first_line(err)

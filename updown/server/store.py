@@ -21,6 +21,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.orm import Session as DbSession
 
 from updown.server.models import Account, AdminAction, Chat, Entry, Rating, Seat, Session, Step, Table
+from updown.server.outage import detached
 
 HOUSE = "house"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -119,9 +120,9 @@ class _Driver:
         dbapi_conn = conn.connection
         cursor = dbapi_conn.cursor()
         watched = conn.dispatch.before_cursor_execute or conn.dispatch.after_cursor_execute
-        if watched:  # listeners of the engine (tests, instrumentation) still see every statement
-            conn.dispatch.before_cursor_execute(conn, cursor, self.sql, params, None, many)
         try:
+            if watched:  # listeners of the engine (tests, instrumentation) still see every statement
+                conn.dispatch.before_cursor_execute(conn, cursor, self.sql, params, None, many)
             if many:
                 cursor.executemany(self.sql, params)  # type: ignore[arg-type]
                 row = None
@@ -137,7 +138,10 @@ class _Driver:
                                           connection_invalidated=invalidated, dialect=self.dialect, ismulti=many)
             if invalidated:
                 conn.invalidate(wrapped)
-            raise wrapped from err
+            try:
+                raise wrapped from err
+            finally:
+                del wrapped  # (this frame, in its traceback, would hold it: a reference cycle)
         finally:
             cursor.close()
 
@@ -520,7 +524,10 @@ class Store:
         """
         error = self._commit_batch([(table_id, rows, finish, actor)])[0]
         if error is not None:
-            raise error
+            try:
+                raise error
+            finally:
+                del error  # (this frame, in its traceback, would hold it: a reference cycle)
 
     async def commit_async(self, table_id: str, rows: Sequence[StepRow], finish: Finish | Posting | None,
                            actor: Actor | None = None) -> None:
@@ -540,8 +547,12 @@ class Store:
         if len(self._writers) < self._most_writers:
             self._writers.add(loop.create_task(self._write_loop()))
         error = await future
+        del future  # (its result is the error)
         if error is not None:
-            raise error
+            try:
+                raise error
+            finally:
+                del error  # (this frame, in its traceback, would hold it: a reference cycle)
 
     async def _write_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -551,7 +562,7 @@ class Store:
                 errors = await loop.run_in_executor(self._executor, self._commit_batch,
                                                     [(t, r, f, a) for t, r, f, a, _ in batch])
             except Exception as err:  # the transaction itself failed: nothing of the batch is stored
-                errors = [err] * len(batch)
+                errors = [detached(err)] * len(batch)  # (kept in this frame, it would hold it through its traceback)
             for (_t, _r, _f, _a, future), error in zip(batch, errors):
                 if not future.done():
                     future.set_result(error)
@@ -573,10 +584,13 @@ class Store:
                         self._write(conn, table_id, rows, finish, actor)
                         results.append(None)
                     except (Unbalanced, Unheld) as err:
-                        results.append(err)
+                        results.append(detached(err))  # (a value now: no frames, no cycle through them)
             return results
         except (IntegrityError, Conflict):
-            return self._careful(batch)
+            pass
+        # (outside the handler: the careful write's own errors are not chained to this one, whose
+        # traceback holds this frame and the frames that called it)
+        return self._careful(batch)
 
     def _careful(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
                  ) -> list[Exception | None]:
@@ -590,7 +604,7 @@ class Store:
                 except IntegrityError:
                     results.append(Conflict("a step with this number or client id is already stored"))
                 except (Conflict, Unbalanced, Unheld) as err:
-                    results.append(err)
+                    results.append(detached(err))
         return results
 
     def _check_actor(self, conn: Connection, table_id: str, actor: Actor) -> None:
