@@ -34,10 +34,12 @@ class GcSettings(BaseModel):
     Python's own collector, untouched (collections are still timed)."""
     freeze_over: float = Field(default=0.05, ge=0, le=60)
     """A full collection that took this many seconds of CPU or more is followed by a freeze."""
-    unfreeze_every: float = Field(default=1800.0, ge=10, le=86400)
+    unfreeze_every: float = Field(default=21600.0, ge=10, le=86400)
     """Seconds to the first renewal, and the shortest period between two: the heap unfrozen,
     collected in full (one pause of the old length) and frozen again, freeing the cycles that
-    became garbage among the frozen objects."""
+    became garbage among the frozen objects. Six hours by default, as ``unfreeze_longest``: the
+    server's sockets, games, lobby and error paths leave no cycles, so a renewal finds next to
+    nothing (docs/server.md, "Error paths and the renewal's period"); it was 1800 s."""
     unfreeze_longest: float = Field(default=21600.0, ge=10, le=604800)
     """The longest period between two renewals: one comes then even if the memory did not grow."""
     renew_growth: float = Field(default=0.1, ge=0, le=10)
