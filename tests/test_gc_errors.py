@@ -523,7 +523,10 @@ def test_refused_and_conflicting_commits_leave_no_cycles(db: str, tmp_path: Any)
 
     from updown.server.store import Actor, Conflict, StepRow, Unheld, token_hash
 
+    import asyncio
+
     store = store_for(_db_url(db, tmp_path))
+    loop = asyncio.new_event_loop()
     try:
         updown_table(store, "t1")
         ann = store.create_account("ann", "person", None)
@@ -534,6 +537,14 @@ def test_refused_and_conflicting_commits_leave_no_cycles(db: str, tmp_path: Any)
             for _ in range(N):
                 with pytest.raises(Unheld):
                     store.commit("t1", [StepRow(1, 0, None, "x", "a", "player", 1.0)], None, gone)
+
+        def refused_grouped() -> None:  # (the server's way: grouped with other tables' steps)
+            async def each() -> None:
+                for _ in range(N):
+                    with pytest.raises(Unheld):
+                        await store.commit_async("t1", [StepRow(1, 0, None, "x", "a", "player", 1.0)], None, gone)
+
+            loop.run_until_complete(each())
 
         def conflicts() -> None:
             for _ in range(N):
@@ -547,11 +558,12 @@ def test_refused_and_conflicting_commits_leave_no_cycles(db: str, tmp_path: Any)
                 assert [type(e) for e in got] == [Conflict, Unheld]
 
         store.commit("t1", [StepRow(1, None, "deal", "x", None, "chance", 1.0)], None)  # step 1 taken
-        for work in (refused, conflicts, both):
+        for work in (refused, refused_grouped, conflicts, both):
             work()  # first use: compilations, imports
             left = _left_in_cycles(work)
             assert sum(left.values()) <= N, (work.__name__, list(left.items())[:10])
     finally:
+        loop.close()
         store.engine.dispose()
 
 

@@ -552,7 +552,7 @@ class Store:
             try:
                 raise error
             finally:
-                del error  # (this frame, in its traceback, would hold it: a reference cycle)
+                del error  # (as in :meth:`commit`: no cycle through this frame)
 
     async def _write_loop(self) -> None:
         loop = asyncio.get_running_loop()
