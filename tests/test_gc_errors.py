@@ -567,6 +567,41 @@ def test_refused_and_conflicting_commits_leave_no_cycles(db: str, tmp_path: Any)
         store.engine.dispose()
 
 
+def test_a_failed_bot_pool_job_leaves_no_cycles() -> None:
+    """A job that raises in a worker of the bot pool (a bot's decision or a hint that fails: a bug's
+    rare event) raises the same error to its caller: the frame that awaited it held the job, whose
+    future held the error (about 10 objects in cycles a job before). Counted in this process."""
+    import asyncio
+
+    from updown.server.botpool import BotPool
+
+    async def run() -> dict[str, int]:
+        pool = BotPool(1)
+        try:
+            for _ in range(2):  # the worker started, first use
+                with pytest.raises(ValueError):
+                    await pool.run(int, "not a number", key="k")
+            assert pool.pids(), "the pool's worker did not start"
+            gc.collect()
+            gc.disable()
+            try:
+                for _ in range(N):
+                    with pytest.raises(ValueError):
+                        await pool.run(int, "not a number", key="k")
+                gc.set_debug(gc.DEBUG_SAVEALL)
+                gc.collect()
+                return dict(Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage))
+            finally:
+                gc.garbage.clear()
+                gc.set_debug(0)
+                gc.enable()
+        finally:
+            await pool.close()
+
+    left = asyncio.run(run())
+    assert sum(left.values()) <= N, sorted(left.items(), key=lambda kv: -kv[1])[:10]
+
+
 def test_notes_published_while_redis_is_away_leave_no_cycles() -> None:
     """A process on Redis publishes a note at every step; while Redis is away each publish fails
     (the note is kept for later, the service noted as away). Counted in this process, against a

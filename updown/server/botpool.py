@@ -247,6 +247,8 @@ class BotPool:
         except asyncio.CancelledError:
             self._cancel(job)
             raise
+        finally:
+            del job  # (its future holds a failed job's error, whose traceback holds this frame: a cycle)
 
     def stats(self) -> dict[str, Any]:
         """Jobs waiting and running by kind, and workers ready."""
