@@ -115,10 +115,11 @@ def _key_of(d: dict[Any, Any], value: object) -> str:
     return next((str(k)[:40] for k, v in d.items() if v is value), "?")
 
 
-def serve(db: str, port: int, http: Any = "auto") -> None:
+def serve(db: str, port: int, http: Any = "auto", ws: Any = "auto") -> None:
     """The real app behind the probe's route, the collector off (module docstring); ``http``:
     uvicorn's HTTP protocol (``updown serve``'s, :class:`updown.server.protocol.HttpProtocol`, unless
-    ``auto``: uvicorn's own)."""
+    ``auto``: uvicorn's own); ``ws``: its WebSocket protocol (``updown serve``'s,
+    :class:`updown.server.protocol.WebSocketProtocol`, with the first; ``auto``: uvicorn's own)."""
     import asyncio
 
     import uvicorn
@@ -177,7 +178,7 @@ def serve(db: str, port: int, http: Any = "auto") -> None:
 
     gc.disable()
     server = uvicorn.Server(uvicorn.Config(
-        probed, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False, http=http,
+        probed, host="127.0.0.1", port=port, log_config=None, log_level="warning", access_log=False, http=http, ws=ws,
         ws_max_size=2 * 1024 * 1024, ws_per_message_deflate=settings.ws_deflate, server_header=False,
         ws_ping_interval=settings.ws_ping_interval or None))
     server.run()
@@ -283,6 +284,6 @@ if __name__ == "__main__":
     if sys.argv[3:] == ["auto"]:
         serve(sys.argv[1], int(sys.argv[2]))
     else:
-        from updown.server.protocol import HttpProtocol
+        from updown.server.protocol import HttpProtocol, WebSocketProtocol
 
-        serve(sys.argv[1], int(sys.argv[2]), HttpProtocol)
+        serve(sys.argv[1], int(sys.argv[2]), HttpProtocol, WebSocketProtocol)  # as ``updown serve`` runs them
