@@ -99,8 +99,9 @@ def populate(store: Store, accounts: int, tables: int, rng: random.Random) -> tu
                                       "private": False, "status": "running", "created_by": 1, "created_at": now,
                                       "finished_at": None, "result": None, "owner": "proc", "lease_until": now}
                                      for t in ids])
-        conn.execute(insert(Seat), [{"table_id": t, "seat": s, "kind": "person", "account_id": (4 * i + s) % accounts + 1,
-                                     "bot": None, "name": f"player{(4 * i + s) % accounts}", "left": False,
+        conn.execute(insert(Seat), [{"table_id": t, "seat": s, "kind": "person",
+                                     "account_id": (4 * i + s) % accounts + 1, "bot": None,
+                                     "name": f"player{(4 * i + s) % accounts}", "left": False,
                                      "away": False, "seen_at": now, "away_since": None}
                                     for i, t in enumerate(ids) for s in range(4)])
         lines = [{"table_id": t, "seq": q + 1, "n": q, "account_id": rng.randrange(accounts) + 1, "seat": q % 4,
