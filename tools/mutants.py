@@ -147,7 +147,7 @@ MUTANTS = [
     Mutant("group-conflict-refuses-all", "one step's conflict refuses every table's step written in its group",
            "updown/server/store.py",
            '''        except (IntegrityError, Conflict):
-            return self._careful(batch)''',
+            pass''',
            '''        except (IntegrityError, Conflict):
             return [Conflict("a step with this number or client id is already stored")] * len(batch)''',
            (B + "test_a_conflict_in_a_group_refuses_only_its_own_item",)),
@@ -605,8 +605,8 @@ MUTANTS = [
            ("tests/test_gc_policy.py::test_renews_on_its_schedule_and_not_before",)),
     Mutant("serve-default-http", "updown serve runs uvicorn's own HTTP protocol",
            "updown/cli/cmd_serve.py",
-           '''        application, http=HttpProtocol, log_config=None,''',
-           '''        application, log_config=None,''',
+           '''        application, http=HttpProtocol, ws=WebSocketProtocol, log_config=None,''',
+           '''        application, ws=WebSocketProtocol, log_config=None,''',
            ("tests/test_serve_config.py::test_serve_runs_uvicorn_with_the_http_protocol_that_leaves_no_cycle_behind_a_websocket",)),
     Mutant("gc-lease-or-anew", "the lease renewal builds its OR anew at each call",
            "updown/server/store.py",
