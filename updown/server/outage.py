@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import inspect
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -26,6 +26,10 @@ REDIS = "redis"
 
 T = TypeVar("T")
 E = TypeVar("E", bound=BaseException)
+
+_SUSPENDABLE = (inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+                | inspect.CO_ITERABLE_COROUTINE)
+"""Code flags of a generator's or a coroutine's frame (see :func:`forget_locals`)."""
 
 MESSAGES = {
     DATABASE: "the server cannot reach its database; moves wait until it is back (retrying)",
@@ -63,18 +67,24 @@ def outage_service(err: BaseException) -> str | None:
 
 
 def forget_locals(err: BaseException) -> None:
-    """Clear the local variables of the finished frames ``err``'s traceback went through, and its
-    cause's and context's (the frames still running are left as they are; the tracebacks stay, and
-    print as before). An outage's error holds every frame it passed and whatever those frames held,
-    and where one of them holds the error itself, that is a reference cycle that only the garbage
-    collector frees, and the server's frozen heap keeps until a renewal (``gcpolicy.py``;
-    docs/server.md, "Error paths and the renewal's period"). SQLAlchemy's wrapping of a DB-API error
-    is such a frame (``Connection._handle_dbapi_exception`` keeps the error it raises in a local):
-    about 80 objects in a cycle for every statement that fails while the database is away.
+    """Drop the tracebacks of ``err`` and of its cause and context, having cleared the local
+    variables of the plain frames they went through. An outage's error holds every frame it
+    passed and whatever those frames held, and where one of them holds the error itself, that is
+    a reference cycle that only the garbage collector frees, and the server's frozen heap keeps
+    until a renewal (``gcpolicy.py``; docs/server.md, "Error paths and the renewal's period").
+    SQLAlchemy's wrapping of a DB-API error is such a frame (``Connection._handle_dbapi_exception``
+    keeps the error it raises in a local): about 80 objects in a cycle for every statement that
+    fails while the database is away. (An outage is logged as one line: no traceback is lost.)
 
-    Call it where the error is caught (its catching frame is running): a frame of a coroutine that
-    is suspended must not be in the traceback (clearing it would close the coroutine), which holds
-    for an error that came up from what the catching frame called, directly or through a thread."""
+    A frame still running is left as it is (``frame.clear`` refuses it, in any thread), and so is
+    every coroutine's or generator's frame, finished or not, since nothing tells the two apart:
+    clearing the frame of one that is suspended closes it (CPython finalizes its owner), and an
+    error's traceback can hold a suspended coroutine of another task. It does whenever one error
+    object is raised in two tasks (a grouped commit hands its transaction's error to every table
+    of its batch, a failed Redis publish to every caller that waits on it): each raise adds its
+    frames to the traceback the object has. Clearing those once closed another table's driving
+    loop in the middle of its retry's sleep, and that table waited for ever with its lock held.
+    A finished coroutine's frame is let go with the traceback that held it instead."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [err]
     while todo:
@@ -82,18 +92,26 @@ def forget_locals(err: BaseException) -> None:
         if e is None or id(e) in seen:
             continue
         seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)  # (skips the frames still running)
+        tb = e.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if not frame.f_code.co_flags & _SUSPENDABLE:
+                try:
+                    frame.clear()
+                except RuntimeError:  # running (the one that caught it, or one in another thread)
+                    pass
+            tb = tb.tb_next
+        e.__traceback__ = None
         todo += [e.__cause__, e.__context__]
 
 
 def detached(err: E) -> E:
-    """``err`` made fit to be kept as a value (in a list of results, as a future's result): the
-    locals of the frames it went through are cleared (:func:`forget_locals`) and its own traceback
-    dropped, so that it holds no frame, the running one that caught it included (a ``raise`` of it
-    later starts a new traceback). Kept with them, an error held in a list that a frame of its
-    traceback holds is a reference cycle. Call it where the error is caught."""
+    """``err`` made fit to be kept as a value (in a list of results, as a future's result), by
+    :func:`forget_locals`: it holds no frame then, the running one that caught it included (a
+    ``raise`` of it later starts a new traceback). Kept with them, an error held in a list that a
+    frame of its traceback holds is a reference cycle. Call it where the error is caught."""
     forget_locals(err)
-    return err.with_traceback(None)
+    return err
 
 
 def first_line(err: BaseException) -> str:
