@@ -789,6 +789,16 @@ MUTANTS = [
            '_CHAT.c.seq > bindparam("after")',
            '_CHAT.c.seq >= bindparam("after")',
            ('tests/test_store_reads.py::test_chat_lines_after_one_and_the_last_few_oldest_first[sqlite]',)),
+    Mutant('shared-error-closes-coroutines', "clearing an error's frames clears coroutines' too (another task's, suspended)",
+           'updown/server/outage.py',
+           "if not frame.f_code.co_flags & _SUSPENDABLE:",
+           "if True:",
+           ('tests/test_shared_errors.py',)),
+    Mutant('shared-error-keeps-traceback', "a forgotten error keeps its traceback (and the coroutine frames on it)",
+           'updown/server/outage.py',
+           "        e.__traceback__ = None\n",
+           "",
+           ('tests/test_shared_errors.py::test_clearing_a_shared_errors_frames_never_closes_another_tasks_suspended_coroutine',)),
 ]
 
 
