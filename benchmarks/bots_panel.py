@@ -76,6 +76,7 @@ budgets (without ``--count``) get fewer worlds when the workers share busy cores
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import signal
@@ -83,7 +84,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ from bots_strength import Timed, _bot  # noqa: E402
 
 from updown.arena import duplicate  # noqa: E402
 from updown.arena.duplicate import Lineup, deal_seed, entry_teams, play_seating  # noqa: E402
-from updown.arena.runner import terminate, worker_pool  # noqa: E402
+from updown.arena.runner import DeferredInterrupts, terminate, wait_first, worker_pool  # noqa: E402
 from updown.arena.stats import game_figures, interval, rate_interval  # noqa: E402
 from updown.core.errors import UpdownError  # noqa: E402
 from updown.core.registry import get_game  # noqa: E402
@@ -552,30 +553,36 @@ def play_cells(cells: list[Cell], store: Store, workers: int) -> None:
     pool: Any = _Here() if workers == 1 else worker_pool(workers)
     running: dict[Future[dict[str, Any]], str] = {}
     waiting: dict[str, list[tuple[Cell, str, int]]] = {}  # a deal's spec -> the cells' columns it is for
+    stopped = True
+    # With workers, Ctrl-C and a kill are noted and raised between waits (DeferredInterrupts);
+    # with none, a deal is played here and Ctrl-C stops it where it is.
+    interrupts = DeferredInterrupts() if workers > 1 else None
     try:
-        while not all(cell.final for cell in cells):
-            while len(running) < workers:
-                spec = _next(cells, store, waiting)
-                if spec is None:
-                    break
-                running[pool.submit(play_unit, json.loads(spec))] = spec
-            if not running:
-                if all(cell.final for cell in cells):
-                    break  # _next settled the rest from the file
-                raise RuntimeError("a cell is open with nothing to play")  # (cannot happen)
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                spec = running.pop(future)
-                result = future.result()
-                for cell, column, deal in waiting.pop(spec):
-                    cell.running -= 1
-                    row = cell.row(column, deal, result)
-                    store.add(row)
-                    cell.file(column, deal, row)
+        with interrupts if interrupts is not None else contextlib.nullcontext():
+            while not all(cell.final for cell in cells):
+                while len(running) < workers:
+                    spec = _next(cells, store, waiting)
+                    if spec is None:
+                        break
+                    running[pool.submit(play_unit, json.loads(spec))] = spec
+                if not running:
+                    if all(cell.final for cell in cells):
+                        break  # _next settled the rest from the file
+                    raise RuntimeError("a cell is open with nothing to play")  # (cannot happen)
+                done = wait_first(running, interrupts) if interrupts is not None else set(running)
+                for future in done:
+                    spec = running.pop(future)
+                    result = future.result()
+                    for cell, column, deal in waiting.pop(spec):
+                        cell.running -= 1
+                        row = cell.row(column, deal, result)
+                        store.add(row)
+                        cell.file(column, deal, row)
+            stopped = False
     finally:
-        if running and workers > 1:
+        if (running or stopped) and workers > 1:
             terminate(pool)
-        pool.shutdown(wait=not running, cancel_futures=True)
+        pool.shutdown(wait=not running and not stopped, cancel_futures=True)
 
 
 def run_fields(args: argparse.Namespace, store: Store) -> list[str]:

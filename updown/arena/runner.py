@@ -19,8 +19,10 @@ import math
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from types import TracebackType
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -169,27 +171,79 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
 
 
+class DeferredInterrupts:
+    """Ctrl-C (SIGINT) and a kill (SIGTERM) noted rather than raised while a pool of workers is
+    fed and waited on; :func:`wait_first` raises ``KeyboardInterrupt`` for them between waits.
+
+    Raised at any bytecode, as a signal's handler raises it, the interruption can land inside the
+    pool's own code: in ``concurrent.futures.wait`` after it has taken some of the futures' locks
+    and not the rest (the pool's thread that hands results over then blocks on that lock for ever,
+    and ``shutdown`` with it), or in ``submit`` after a task was queued and before the caller
+    recorded its future (a worker then plays a deal nobody stops). Seen as a panel that did not
+    end 60 s after SIGTERM. Only the main thread can set handlers: elsewhere this does nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.caught: int | None = None
+        self._before: dict[int, Any] = {}
+
+    def _note(self, signum: int, _frame: Any) -> None:
+        self.caught = signum
+
+    def check(self) -> None:
+        if self.caught is not None:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> DeferredInterrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._before = {s: signal.signal(s, self._note) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for s, handler in self._before.items():
+            signal.signal(s, handler)
+        self._before = {}
+
+
+WAIT_STEP = 0.2
+"""Seconds between two looks at a noted interruption while waiting on workers."""
+
+
+def wait_first(futures: Any, interrupts: DeferredInterrupts) -> set[Future[Any]]:
+    """The futures done, once one is (``wait`` with ``FIRST_COMPLETED``), raising
+    ``KeyboardInterrupt`` within :data:`WAIT_STEP` of a noted Ctrl-C or kill, and only between
+    waits, where no lock of the pool is held."""
+    while True:
+        interrupts.check()
+        done, _ = wait(futures, timeout=WAIT_STEP, return_when=FIRST_COMPLETED)
+        interrupts.check()
+        if done:
+            return done
+
+
 def _processes(lineup: dict[str, Any], deals: Sequence[int], records: bool, workers: int) -> Deals:
     todo = iter(batches(deals, workers, 8))
     pool = worker_pool(workers)
     pending: set[Future[list[dict[str, Any]]]] = set()
     finished = False
     try:
-        def refill() -> None:
-            while len(pending) < 2 * workers:
-                batch = next(todo, None)
-                if batch is None:
-                    return
-                pending.add(pool.submit(play_deals, lineup, batch, records))
+        with DeferredInterrupts() as interrupts:
+            def refill() -> None:
+                while len(pending) < 2 * workers:
+                    batch = next(todo, None)
+                    if batch is None:
+                        return
+                    pending.add(pool.submit(play_deals, lineup, batch, records))
 
-        refill()
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                pending.discard(future)
-                yield from future.result()
             refill()
-        finished = True
+            while pending:
+                for future in wait_first(pending, interrupts):
+                    pending.discard(future)
+                    yield from future.result()
+                refill()
+            finished = True
     finally:
         if not finished:
             # Stopped (Ctrl-C, an error, the caller closed us): the deals in hand are not wanted.
