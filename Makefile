@@ -46,6 +46,10 @@ play: $(PLAY_STAMP) engines
 	$(BIN)/updown play updown
 
 # `make test`: pytest on TEST_JOBS (2) processes (pytest-xdist; TEST_JOBS=0 runs in this one), then mypy.
+# `--dist loadfile`: a file's tests run on one process, in order, so a module-scoped fixture (one
+# server, one browser) is set up once and its tests see it as in a serial run. (`loadgroup` with
+# an `xdist_group` mark a module did this until pytest 9, whose node ids xdist 3.8 can no longer
+# suffix with the group: it grouped nothing, and each process set up every such fixture again.)
 # `.ci/services run` first starts PostgreSQL and Redis (free ports, a state directory of their own)
 # and finds Chromium, installing them where it can (root, apt, network), and stops them after, also
 # on a failure or Ctrl-C; UPDOWN_TEST_* already set are used as they are. Where a service cannot be
@@ -56,7 +60,7 @@ TEST_JOBS ?= 2
 
 test: $(TEST_STAMP)
 	PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache PYTHONDONTWRITEBYTECODE= \
-		.ci/services run $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup
+		.ci/services run $(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 	$(BIN)/mypy
 
 bench: $(PLAY_STAMP)

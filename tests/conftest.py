@@ -135,19 +135,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
                         f"Enable them with: {_enable_command(list(_missing))}", yellow=not IN_CI, red=IN_CI, bold=True)
 
 
-# -- pytest-xdist ---------------------------------------------------------------------------------
-# `make test` runs the tests on two processes with --dist loadgroup: a test goes to whichever is free,
-# except that the tests of a module sharing a module-scoped fixture (one server, one browser) stay on
-# one process, so that fixture is set up once and they see it as they would in a serial run.
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        if info is not None and any(defs[-1].scope == "module" for defs in info.name2fixturedefs.values() if defs):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-
-
 def random_agents(game: Game[Any], players: int, seed: int) -> list[RandomBot]:
     """One uniformly random bot per seat, each with its own generator derived from ``seed``."""
     return [RandomBot(game, s, random.Random(f"agent {seed} {s}")) for s in range(players)]
