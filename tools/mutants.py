@@ -799,6 +799,11 @@ MUTANTS = [
            "        e.__traceback__ = None\n",
            "",
            ('tests/test_shared_errors.py::test_clearing_a_shared_errors_frames_never_closes_another_tasks_suspended_coroutine',)),
+    Mutant('interrupt-raised-anywhere', "Ctrl-C or a kill while workers run is raised where it comes, as before",
+           'updown/arena/runner.py',
+           "        self.caught = signum\n",
+           "        raise KeyboardInterrupt\n",
+           ('tests/test_deferred_interrupts.py',)),
 ]
 
 
