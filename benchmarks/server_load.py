@@ -835,41 +835,16 @@ def raise_open_files(need: int) -> int:
 def in_process_child(game_id: str, games: int) -> None:
     """Play ``games`` games through ``Live`` (imported from this process's path) and print the
     CPU time an action as JSON (see ``--in-process``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # (run with -P: this folder is not on the path)
+    from inprocess_table import seated_table
+
     import updown
-    from updown.server.live import Live
-    from updown.server.models import Seat, Table
-
-    class Store:
-        async def commit_async(self, table_id: str, rows: Any, finish: Any, actor: Any = None) -> None:
-            return None
-
-    class Sock:
-        async def send_text(self, text: str) -> None:
-            return None
-
-    class Conn:
-        def __init__(self, key: int) -> None:
-            self.key, self.account_id, self.websocket = key, key + 1, Sock()
-            self.send_lock = asyncio.Lock()
-            self.last_n: int | None = None
-            self.last_table: str | None = None
-            self.lang = "en"
-
-    async def notify(_live: Live) -> None:
-        return None
 
     async def play() -> dict[str, Any]:
         rng = random.Random(5)
         actions, steps, cpu = 0, 0, 0.0
         for g in range(games + 1):  # the first warms up (imports on first use): not counted
-            row = Table(id=f"t{g}", game=game_id, players=4, options="{}", seed=f"s{g}", timer=None, grace=60.0,
-                        rated=False, private=False, status="running", created_at=time.time())
-            seats = [Seat(table_id=row.id, seat=i, kind="person", account_id=i + 1, name=f"p{i}", left=False,
-                          away=False) for i in range(4)]
-            live = Live(row, seats, Store(), bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
-            for info in live.seats:
-                info.connections = 1
-            live.conns.update(Conn(i) for i in range(4))
+            live = seated_table(game_id, f"t{g}", f"s{g}")
             await live.broadcast()
             t0, n0 = time.process_time(), actions
             while not live.state.is_terminal():

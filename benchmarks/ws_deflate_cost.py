@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from websockets.extensions.permessage_deflate import PerMessageDeflate  # noqa: E402
 from websockets.frames import Frame, Opcode  # noqa: E402
@@ -47,45 +48,20 @@ from websockets.server import ServerProtocol  # noqa: E402
 
 async def _record(games: int, seed: int) -> tuple[list[list[bytes]], list[list[bytes]]]:
     """Each seat's messages received and its ``act`` messages sent, over ``games`` UP&DOWN games."""
-    from updown.server.live import Live, encode
-    from updown.server.models import Seat, Table
+    from inprocess_table import seated_table
+
+    from updown.server.live import encode
 
     received: list[list[bytes]] = [[] for _ in range(4)]
     sent: list[list[bytes]] = [[] for _ in range(4)]
 
-    class Store:
-        async def commit_async(self, table_id: str, rows: Any, finish: Any, actor: Any = None) -> None:
-            return None
-
-    class Sock:
-        def __init__(self, seat: int) -> None:
-            self.seat = seat
-
-        async def send_text(self, text: str) -> None:
-            received[self.seat].append(text.encode())
-
-    class Conn:
-        def __init__(self, key: int) -> None:
-            self.key, self.account_id, self.websocket = key, key + 1, Sock(key)
-            self.send_lock = asyncio.Lock()
-            self.last_n: int | None = None
-            self.last_table: str | None = None
-            self.lang = "en"
-
-    async def notify(_live: Live) -> None:
-        return None
+    def heard(seat: int, text: str) -> None:
+        received[seat].append(text.encode())
 
     rng = random.Random(seed)
     n = 0
     for g in range(games):
-        row = Table(id=f"t{g}", game="updown", players=4, options="{}", seed=f"s{seed}-{g}", timer=None, grace=60.0,
-                    rated=False, private=False, status="running", created_at=time.time())
-        seats = [Seat(table_id=row.id, seat=i, kind="person", account_id=i + 1, name=f"p{i}", left=False,
-                      away=False) for i in range(4)]
-        live = Live(row, seats, Store(), bot_delay=0.0, notify=notify)  # type: ignore[arg-type]
-        for info in live.seats:
-            info.connections = 1
-        live.conns.update(Conn(i) for i in range(4))
+        live = seated_table("updown", f"t{g}", f"s{seed}-{g}", heard)
         await live.broadcast()
         while not live.state.is_terminal():
             if live.state.is_chance():

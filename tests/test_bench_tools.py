@@ -68,3 +68,30 @@ def test_the_clairvoyant_bound_plays_from_copies_of_the_real_state():
     assert all(world.view(s) == state.view(s) for s in range(4))  # every hand: it cheats
     won, diff = bound.play(game, 7, 0, 4, "greedy")
     assert won in (0.0, 1.0) and -44 <= diff <= 44
+
+
+def test_the_in_process_table_of_the_server_benchmarks_plays_a_game_and_every_seat_hears_its_own_frames():
+    import asyncio
+    import json
+
+    table = load_benchmark("inprocess_table")
+    heard: dict[int, list[dict]] = {s: [] for s in range(4)}
+
+    async def play() -> object:
+        live = table.seated_table("updown", "t0", "s0", lambda seat, text: heard[seat].append(json.loads(text)))
+        await live.broadcast()
+        rng = random.Random(3)
+        while not live.state.is_terminal():
+            if live.state.is_chance():
+                await live.chance_steps()
+            else:
+                seat = live.state.actors()[0]
+                await live.submit(seat, rng.choice(live.state.legal_actions(seat)), None, "player")
+            await live.broadcast()
+        return live
+
+    live = asyncio.run(play())
+    for seat in range(4):
+        frames = [m for m in heard[seat] if m["type"] in ("frame", "snapshot")]
+        assert frames and frames[-1]["n"] == len(live.steps)  # every step reached every seat
+        assert {m["view"]["seat"] for m in frames} == {seat}  # each socket is its seat's, not another's
