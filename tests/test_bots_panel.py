@@ -225,3 +225,39 @@ def test_one_test_bot_with_options_is_one_bot_and_a_list_of_them_is_split_on_sem
     _, rows = _panel(tmp_path / "two", "--game", "updown", "-o", "rounds=1", "--fields", "random",
                      "--tests", f"greedy;{one}", "--deals", "1", "--min-deals", "1")
     assert sorted({str(r["test"]) for r in rows}) == ["greedy", one]
+
+
+def test_each_test_bots_line_gives_the_95th_percentile_of_its_decision_times(tmp_path: Path) -> None:
+    import math
+
+    run = (*TINY, "--fields", "random", "--tests", "random;greedy", "--deals", "2", "--no-stop", "--keep-times")
+    _, rows = _panel(tmp_path, *run)
+    for r in rows:  # each row's own summary: the nearest rank, the smallest time 95% do not exceed
+        times = sorted(r["times"])  # type: ignore[call-overload]
+        assert r["timing"]["p95"] == times[math.ceil(0.95 * len(times)) - 1]  # type: ignore[index]
+    # Known times for greedy: 1 to 60 ms in deal 0, 61 to 100 ms in deal 1. Over both, the median
+    # (upper) is 51 ms and the 95th percentile 95 ms; each deal's own is 57 and 98 ms.
+    spans = {0: range(1, 61), 1: range(61, 101)}
+    summaries = {0: {"n": 60, "median": 0.031, "p95": 0.057, "p99": 0.060, "max": 0.060, "over_100ms": 0,
+                     "over_1s": 0},
+                 1: {"n": 40, "median": 0.081, "p95": 0.098, "p99": 0.100, "max": 0.100, "over_100ms": 0,
+                     "over_1s": 0}}
+
+    def rewrite(kept: bool, p95: bool = True) -> str:
+        for r in rows:
+            if r["test"] == "greedy":
+                deal = int(r["deal"])  # type: ignore[call-overload]
+                r["times"] = [i / 1000 for i in spans[deal]] if kept else []
+                r["timing"] = {k: v for k, v in summaries[deal].items() if p95 or k != "p95"}
+        (tmp_path / "deals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        out, again = _panel(tmp_path, *run)
+        assert len(again) == len(rows)  # nothing played: the report is the file's
+        return next(x for x in out.splitlines() if x.startswith("  greedy "))
+
+    # From the times themselves (--keep-times): exact.
+    assert "decisions 100, median 51 ms, p95 95 ms, max 100 ms," in rewrite(kept=True)
+    # From the deals' summaries alone: a bound, the largest deal's own, and said to be one.
+    assert "p95 at most 98 ms (the deals' largest), max 100 ms," in rewrite(kept=False)
+    # Rows filed before the summaries had it: no figure rather than a wrong one.
+    line = rewrite(kept=False, p95=False)
+    assert "p95" not in line and "max 100 ms" in line
