@@ -187,3 +187,53 @@ def test_an_admins_change_to_an_idle_table_is_taken_and_nothing_else_reads_every
         assert live.status == "running"
 
     _run(db, body)
+
+
+def test_a_driving_loop_that_waits_for_ever_with_a_bot_due_is_restarted_after_the_stall_and_logged(
+        db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A table of bots whose loop waits on something that never comes (here its first bot's
+    decision) is left alone until it has applied nothing for STALL seconds, then stopped and
+    started again, with a log line that says where it waited; the table then plays to its end,
+    each step stored once. The clock's net (every SWEEP seconds) is what looks at it."""
+    decide = Live._decide
+    stuck = asyncio.Event()
+
+    async def first_never_returns(self: Live, *args: Any) -> int:
+        if not stuck.is_set():
+            stuck.set()
+            await asyncio.Event().wait()  # never set
+        return await decide(self, *args)
+
+    monkeypatch.setattr(Live, "_decide", first_never_returns)
+
+    async def body(hub: Hub, store: Store) -> None:
+        hub.sweep = hub_module.SWEEP  # the net on (the wake-ups alone never look at a running loop)
+        updown_table(store, "bots", people=0)
+        await hub._own("bots")
+        live = hub.lives["bots"]
+        await asyncio.wait_for(stuck.wait(), 30)
+        old, stepped = live.driver, len(live.steps)
+        assert old is not None and not old.done() and live.due()
+        at = live.progress_at
+        for now in (at + 1, at + hub_module.STALL / 2, at + hub_module.STALL - 1):
+            for _ in range(int(hub_module.SWEEP / hub_module.CLOCK) + 1):  # a whole round of the net
+                await hub._clock_turn(now)
+            assert live.driver is old and not old.done(), "a loop was stopped before its stall"
+        assert "stored nothing" not in caplog.text
+        for _ in range(int(hub_module.SWEEP / hub_module.CLOCK) + 1):
+            await hub._clock_turn(at + hub_module.STALL + 1)
+        for _ in range(100):
+            if old.done():
+                break
+            await asyncio.sleep(0)
+        assert old.cancelled()
+        told = [r.getMessage() for r in caplog.records if "stored nothing for" in r.getMessage()]
+        assert len(told) == 1 and "first_never_returns" in told[0], told  # once, and where it waited
+        for _ in range(3000):
+            if live.status == "finished":
+                break
+            await asyncio.sleep(0.01)
+        assert live.status == "finished" and len(live.steps) > stepped
+        assert [r.n for r in store.steps("bots")] == list(range(1, len(live.steps) + 1))
+
+    _run(db, body)

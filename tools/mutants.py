@@ -804,6 +804,16 @@ MUTANTS = [
            "        self.caught = signum\n",
            "        raise KeyboardInterrupt\n",
            ('tests/test_deferred_interrupts.py',)),
+    Mutant('stalled-loop-left-alone', "a driving loop that waits for ever with a bot due is never restarted",
+           'updown/server/hub.py',
+           "if now - live.progress_at < STALL or not live.due():",
+           "if True:",
+           ('tests/test_idle_clock.py::test_a_driving_loop_that_waits_for_ever_with_a_bot_due_is_restarted_after_the_stall_and_logged[sqlite]',)),
+    Mutant('stalled-loop-restarted-at-once', "a running driving loop is restarted whenever the clock looks, stalled or not",
+           'updown/server/hub.py',
+           "if now - live.progress_at < STALL or not live.due():",
+           "if not live.due():",
+           ('tests/test_idle_clock.py::test_a_driving_loop_that_waits_for_ever_with_a_bot_due_is_restarted_after_the_stall_and_logged[sqlite]',)),
 ]
 
 

@@ -21,7 +21,7 @@ import orjson
 
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
-from updown.server.live import SPECTATOR, ActionError, Live, encode
+from updown.server.live import SPECTATOR, ActionError, Live, awaiting, encode
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, detached, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
@@ -46,6 +46,11 @@ CLOCK = 0.25
 SWEEP = 30.0
 """Seconds within which the clock looks at every running table it drives, a few at each turn, even
 if nothing asked it to: a net under the wake-ups (a table it finds work at unasked is logged)."""
+STALL = 600.0
+"""Seconds a table's driving loop may go without storing a step while a bot or chance is due before
+the clock stops it and starts it again, logged (:meth:`Hub._watchdog`): a net under a loop that
+waits on something that will never come. Far above any wait of a working loop: a bot's decision
+(``BOT_TIMEOUT``, 120 s, after its turn in the pool's queue) and the retries of a commit."""
 WATCH = 1.0
 """Seconds between the watch loop's questions to the database and Redis (see ``outage.py``)."""
 CHAT_HISTORY = 100
@@ -770,10 +775,20 @@ class Hub:
     def _watchdog(self, live: Live, now: float) -> float | None:
         """Start a table's driving loop again if it has work and is not running: it stopped on a
         fault (the database away, say), and no client's action will come to start it (a table
-        waiting on a bot or on chance). At most once a second after a fault. Returns None if it
-        started it, else when to look again (``inf``: when something changes; the loop's end does)."""
+        waiting on a bot or on chance). At most once a second after a fault. A loop that runs but
+        has stored nothing for :data:`STALL` seconds while a bot or chance is due is stopped and
+        started again, with a log line that says where it waited. Returns None if it started it,
+        else when to look again (``inf``: when something changes; the loop's end does)."""
         if live.driver is not None and not live.driver.done():
-            return math.inf
+            if now - live.progress_at < STALL or not live.due():
+                return math.inf  # (a stall is seen by the clock's net, which looks every SWEEP seconds)
+            log.error("table %s: its driving loop stored nothing for %.0f s with a bot or chance due; stopped and "
+                      "started again (it was waiting in %s)", live.id, now - live.progress_at, awaiting(live.driver))
+            live.driver.cancel()
+            live.driver = None
+            live.kick(even_if_heard=True)  # (reads what was stored first: a commit it was waiting on, say)
+            live.progress_at = max(live.progress_at, now)  # (the next stall counts from this restart)
+            return None
         if not live.due():
             return math.inf
         if self.health.is_down(DATABASE):

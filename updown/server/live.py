@@ -86,6 +86,21 @@ async def _nothing(_live: Live) -> None:
     return None
 
 
+def awaiting(task: asyncio.Task[Any]) -> str:
+    """Where a suspended task waits: its chain of awaits, outermost first (``_drive:787 >
+    _decide:812 > ...``), for a log line."""
+    where: list[str] = []
+    step: Any = task.get_coro()
+    while step is not None and len(where) < 16:
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+        if frame is None:
+            where.append(type(step).__qualname__)
+            break
+        where.append(f"{frame.f_code.co_qualname}:{frame.f_lineno}")
+        step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+    return " > ".join(where) or "nothing"
+
+
 def standin_bot(game: Game[Any]) -> str:
     """The bot that plays for an away or departed person."""
     names = bot_names(game.id)
@@ -155,6 +170,9 @@ class Live:
         self.conns: set[Any] = set()
         self.turn_since: dict[int, float] = {}
         self.driver: asyncio.Task[None] | None = None
+        self.progress_at = time.time()
+        """When this table last applied a step or started its driving loop (the hub's clock
+        restarts a loop that goes :data:`updown.server.hub.STALL` seconds without one)."""
         self._late: asyncio.Task[None] | None = None
         """The broadcast of steps a catch-up read from the database (:meth:`_broadcast_soon`)."""
         self._late_again = False
@@ -246,7 +264,7 @@ class Live:
             self.client_ids[(row.seat, row.client_id)] = row.n
         for k in self.frames:
             self._frame_check(k)
-        now = time.time()
+        now = self.progress_at = time.time()
         actors = set(self.state.actors()) if not self.state.is_terminal() else set()
         self.turn_since = {s: self.turn_since.get(s, now) for s in actors}
         self.stir()  # new move times, maybe a bot's turn or the end
@@ -744,6 +762,7 @@ class Live:
             return
         if self.owned and self.status == "running" and (self.driver is None or self.driver.done()):
             read = read_first and (even_if_heard or not self.heard())
+            self.progress_at = time.time()
             self.driver = asyncio.get_running_loop().create_task(self._drive(read))
             # However it ends (waiting for people, a fault, cancelled), the clock's watchdog looks.
             self.driver.add_done_callback(lambda _task: self.stir())
