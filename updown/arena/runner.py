@@ -22,8 +22,8 @@ import signal
 import threading
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from types import TracebackType
 from pathlib import Path
+from types import TracebackType
 from typing import Any, TextIO
 
 from updown.arena.duplicate import ArenaError, Lineup, deal_seed, play_deals

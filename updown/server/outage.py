@@ -13,8 +13,8 @@ restarted, the Redis listener resubscribes and catches every table up from the d
 from __future__ import annotations
 
 import asyncio
-import logging
 import inspect
+import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
