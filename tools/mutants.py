@@ -805,6 +805,11 @@ MUTANTS = [
            "        pass\n",
            ("tests/test_bots_panel.py::test_ctrl_c_or_a_kill_stops_the_workers_and_leaves_whole_rows_that_a_second_run_completes[kill]",
             "tests/test_arena_kill.py::test_a_killed_arena_stops_its_workers_and_keeps_its_finished_deals")),
+    Mutant('panel-p95-off-by-one', "the panel's 95th percentile of decision times taken one place too high",
+           'benchmarks/bots_panel.py',
+           '"p95": s[(95 * len(s) + 99) // 100 - 1]',
+           '"p95": s[95 * len(s) // 100]',
+           ('tests/test_bots_panel.py::test_each_test_bots_line_gives_the_95th_percentile_of_its_decision_times',)),
 ]
 
 
