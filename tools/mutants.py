@@ -6,6 +6,7 @@ changes was rewritten: update the mutant, so that the guard keeps guarding).
     .venv/bin/python tools/mutants.py            # all of them
     .venv/bin/python tools/mutants.py ack-before-store record-from-seat-0
     .venv/bin/python tools/mutants.py --list
+    .venv/bin/python tools/mutants.py --check    # does each one's code still apply, exactly once?
 
 Before the mutants, the named tests run once on an unchanged copy: they must pass there, or a
 "killed" mutant would prove nothing.
@@ -891,6 +892,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="only these mutants")
     parser.add_argument("--list", action="store_true", help="list the mutants and their tests")
+    parser.add_argument("--check", action="store_true", help="only check that each mutant's code is found "
+                        "exactly once (as the run does first), and run nothing")
     parser.add_argument("--timeout", type=float, default=240, help="seconds one mutant's tests may take")
     parser.add_argument("--jobs", type=int, default=2, help="mutants at once (one at a time among those whose "
                         "tests use PostgreSQL or Redis)")
@@ -919,6 +922,9 @@ def main() -> int:
                     bad += 1
         if bad:
             return 1
+        if args.check:
+            print(f"all {len(chosen)} mutants apply")
+            return 0
         services = {m.name for m in chosen if uses_services(m)}
         every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
         shared = tuple(dict.fromkeys(t for m in chosen if m.name in services for t in m.tests))
