@@ -26,13 +26,26 @@ from updown.core.records import Record, replay
 from server_zygote import Forked, Zygote
 
 
+def slot() -> tuple[int, int]:
+    """(index, count) of this test process among those running side by side: pytest-xdist's
+    worker, else UPDOWN_TEST_SLOT's "index/count", else (0, 1)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if worker.startswith("gw") and count > 1:
+        return int(worker.removeprefix("gw")) % count, count
+    index_text, _, count_text = os.environ.get("UPDOWN_TEST_SLOT", "").partition("/")
+    if index_text.isdigit() and count_text.isdigit() and int(count_text) > 1:
+        return int(index_text) % int(count_text), int(count_text)
+    return 0, 1
+
+
 def free_port() -> int:
     """A port nobody listens on now. Under pytest-xdist each worker takes only ports whose number
     hashes to its own index, so two workers never pick the same port for servers they both start.
-    (A hash, not the port's residue: Linux hands out even ports only for bind(0).)"""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    index = int(worker.removeprefix("gw")) % count if worker.startswith("gw") and count > 1 else 0
+    (A hash, not the port's residue: Linux hands out even ports only for bind(0).) Outside xdist,
+    UPDOWN_TEST_SLOT ("index/count", set by tools/mutants.py for the pytest runs it starts side by
+    side) does the same."""
+    index, count = slot()
     for _ in range(200):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

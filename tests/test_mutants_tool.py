@@ -50,3 +50,57 @@ def test_a_mutant_whose_code_is_gone_or_doubled_is_named(mutants, monkeypatch, c
     # Chosen by name, only the named ones are checked.
     assert run(mutants, monkeypatch, "--check", first.name) == 0
     assert "all 1 mutants apply" in capsys.readouterr().out
+
+
+def test_the_unchanged_check_is_split_with_each_files_selections_together(mutants):
+    tests = ("a.py::x", "b.py::y", "a.py::z", "c.py::w", "b.py::v", "d.py::u")
+    parts = mutants.chunks(tests, 3)
+    assert sorted(t for part in parts for t in part) == sorted(tests)
+    assert len(parts) == 3 and {len(p) for p in parts} == {2}
+    for part in parts:
+        assert len({t.split("::")[0] for t in part}) == (1 if part[0].startswith(("a", "b")) else 2), parts
+    assert mutants.chunks(tests[:1], 3) == [("a.py::x",)]  # no empty parts
+
+
+def test_jobs_run_side_by_side_each_in_a_slot_of_its_own(mutants):
+    import threading
+    import time
+
+    running: dict[int, int] = {}
+    most = [0]
+    lock = threading.Lock()
+
+    def one(item: int, slot: int) -> tuple[int, int]:
+        with lock:
+            assert slot not in running, "two jobs in one slot at once"
+            running[slot] = item
+            most[0] = max(most[0], len(running))
+        time.sleep(0.02)
+        with lock:
+            del running[slot]
+        return item * 10, slot
+
+    got = mutants.run_all(list(range(12)), 3, one)
+    assert [g[0] for g in got] == [k * 10 for k in range(12)]  # in the items' order
+    assert {g[1] for g in got} == {0, 1, 2}
+    assert most[0] == 3
+
+
+def test_a_test_process_takes_the_slot_it_is_given(monkeypatch):
+    from server_util import free_port, slot
+    import zlib
+
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    monkeypatch.delenv("UPDOWN_TEST_SLOT", raising=False)
+    assert slot() == (0, 1)
+    monkeypatch.setenv("UPDOWN_TEST_SLOT", "2/3")
+    assert slot() == (2, 3)
+    for _ in range(5):
+        assert zlib.crc32(str(free_port()).encode()) % 3 == 2
+    monkeypatch.setenv("UPDOWN_TEST_SLOT", "junk")
+    assert slot() == (0, 1)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "4")
+    monkeypatch.setenv("UPDOWN_TEST_SLOT", "2/3")
+    assert slot() == (1, 4)  # xdist's worker first

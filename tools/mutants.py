@@ -11,10 +11,12 @@ changes was rewritten: update the mutant, so that the guard keeps guarding).
 Before the mutants, the named tests run once on an unchanged copy: they must pass there, or a
 "killed" mutant would prove nothing.
 
-``--jobs N`` (default 2) runs N mutants at once, each in its own copy of the tree. Mutants whose
-test files use the shared services (PostgreSQL, Redis: one server each for every test process)
-run one at a time, beside mutants whose tests do not, so that no two test processes share a
-Redis channel or a PostgreSQL cluster's restarts; ``--jobs 1`` runs them all one after another.
+``--jobs N`` (default 3) runs N mutants at once, each in its own copy of the tree, and the unchanged
+copy's check in N parts. Their tests mostly wait (on the servers they start, on time-outs a mutant
+makes them reach), so three at a time keep two cores busier than two. They share the PostgreSQL and
+Redis servers as `make test`'s workers do (each test its own database, each table its own channel;
+the outage tests start services of their own); the servers they start take ports of their own slot
+(UPDOWN_TEST_SLOT), as pytest-xdist's workers do.
 """
 
 from __future__ import annotations
@@ -24,16 +26,17 @@ import os
 import shutil
 import subprocess
 import sys
-import re
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+Item = TypeVar("Item")
+Done = TypeVar("Done")
 
 
 @dataclass(frozen=True)
@@ -825,8 +828,10 @@ def copy_tree(dest: Path) -> None:
             shutil.copy2(src, dest / name)
 
 
-def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, float, str]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+def run_tests(tree: Path, tests: tuple[str, ...], timeout: float, slot: int = 0, slots: int = 1) -> tuple[int, float, str]:
+    """pytest on ``tests`` in ``tree``; ``slot`` of ``slots`` running at once (UPDOWN_TEST_SLOT: the
+    servers the tests start take ports of their own slot, as pytest-xdist's workers do)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1", "UPDOWN_TEST_SLOT": f"{slot}/{slots}"}
     started = time.time()
     try:
         done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
@@ -838,54 +843,39 @@ def run_tests(tree: Path, tests: tuple[str, ...], timeout: float) -> tuple[int, 
     return code, time.time() - started, out
 
 
-SERVICES = re.compile(r"UPDOWN_TEST_(POSTGRES|REDIS)|postgres|redis", re.IGNORECASE)
+def chunks(tests: tuple[str, ...], n: int) -> list[tuple[str, ...]]:
+    """``tests`` in at most ``n`` parts of about as many selections each, a test file's selections
+    together (its module's fixtures are then set up once)."""
+    by_file: dict[str, list[str]] = {}
+    for t in tests:
+        by_file.setdefault(t.split("::")[0], []).append(t)
+    parts: list[list[str]] = [[] for _ in range(max(1, n))]
+    for group in sorted(by_file.values(), key=len, reverse=True):
+        min(parts, key=len).extend(group)
+    return [tuple(part) for part in parts if part]
 
 
-def uses_services(m: Mutant) -> bool:
-    """Whether a test file of the mutant's mentions PostgreSQL or Redis (then it may use the one
-    server every test process shares, or stop and start a cluster of its own)."""
-    files = {t.split("::")[0] for t in m.tests}
-    return any(SERVICES.search((ROOT / f).read_text()) for f in files)
+def run_all(items: list[Item], jobs: int, one: Callable[[Item, int], Done]) -> list[Done]:
+    """``one(item, slot)`` for every item, ``jobs`` at a time (slot: which of the ``jobs`` runs it,
+    0 to jobs - 1, never two at once); the results in ``items``' order."""
+    results: dict[int, Done] = {}
+    waiting = list(enumerate(items))
+    lock = threading.Lock()
 
-
-def run_all(chosen: list[Mutant], services: set[str], jobs: int, one: Callable[[Mutant], bool]) -> list[bool]:
-    """``one(m)`` for every mutant, ``jobs`` at a time, never two of ``services`` at once: a worker
-    takes the next mutant of ``services`` when none of them runs, else the next of the others, else
-    waits. Returns the results in ``chosen``'s order."""
-    results: dict[str, bool] = {}
-    waiting = list(chosen)
-    busy = [False]  # a mutant of `services` is running
-    cond = threading.Condition()
-
-    def take() -> Mutant | None:
-        with cond:
-            while True:
+    def worker(slot: int) -> None:
+        while True:
+            with lock:
                 if not waiting:
-                    return None
-                pick = next((m for m in waiting if m.name not in services or not busy[0]), None)
-                if pick is not None:
-                    waiting.remove(pick)
-                    if pick.name in services:
-                        busy[0] = True
-                    return pick
-                cond.wait()
+                    return
+                k, item = waiting.pop(0)
+            results[k] = one(item, slot)
 
-    def worker() -> None:
-        while (m := take()) is not None:
-            try:
-                results[m.name] = one(m)
-            finally:
-                with cond:
-                    if m.name in services:
-                        busy[0] = False
-                    cond.notify_all()
-
-    threads = [threading.Thread(target=worker) for _ in range(max(1, jobs))]
+    threads = [threading.Thread(target=worker, args=(slot,)) for slot in range(max(1, jobs))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return [results.get(m.name, False) for m in chosen]
+    return [results[k] for k in range(len(items))]
 
 
 def main() -> int:
@@ -895,8 +885,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only check that each mutant's code is found "
                         "exactly once (as the run does first), and run nothing")
     parser.add_argument("--timeout", type=float, default=240, help="seconds one mutant's tests may take")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants at once (one at a time among those whose "
-                        "tests use PostgreSQL or Redis)")
+    parser.add_argument("--jobs", type=int, default=3, help="mutants at once, each in its own copy of the tree")
     args = parser.parse_args()
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     unknown = set(args.names) - {m.name for m in MUTANTS}
@@ -925,13 +914,10 @@ def main() -> int:
         if args.check:
             print(f"all {len(chosen)} mutants apply")
             return 0
-        services = {m.name for m in chosen if uses_services(m)}
         every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
-        shared = tuple(dict.fromkeys(t for m in chosen if m.name in services for t in m.tests))
-        groups = [every] if args.jobs == 1 or not shared else [shared, tuple(t for t in every if t not in shared)]
         started = time.time()
-        with ThreadPoolExecutor(len(groups)) as pool:
-            runs = list(pool.map(lambda tests: run_tests(base, tests, args.timeout * 2), filter(None, groups)))
+        parts = chunks(every, args.jobs)
+        runs = run_all(parts, len(parts), lambda tests, slot: run_tests(base, tests, args.timeout * 2, slot, len(parts)))
         failed = [out for code, _s, out in runs if code != 0]
         print(f"unchanged copy: {'FAILS' if failed else 'passes'} ({len(every)} test selections, "
               f"{time.time() - started:.0f} s)")
@@ -940,7 +926,7 @@ def main() -> int:
             return 1
         said = threading.Lock()
 
-        def one(m: Mutant) -> bool:
+        def one(m: Mutant, slot: int) -> bool:
             tree = Path(tmp) / m.name
             shutil.copytree(base, tree)
             target = tree / m.path
@@ -948,7 +934,7 @@ def main() -> int:
             for old, new in m.edits():
                 text = text.replace(old, new)
             target.write_text(text)
-            code, seconds, out = run_tests(tree, m.tests, args.timeout)
+            code, seconds, out = run_tests(tree, m.tests, args.timeout, slot, args.jobs)
             killed = code == 1  # a failing test; a time-out proves nothing deterministic
             verdict = "killed" if killed else {0: "SURVIVED", -1: "TIMED OUT"}.get(code, f"ERROR (pytest exit {code})")
             with said:
@@ -958,7 +944,7 @@ def main() -> int:
             shutil.rmtree(tree, ignore_errors=True)
             return killed
 
-        results = run_all(chosen, services, args.jobs, one)
+        results = run_all(chosen, args.jobs, one)
         bad += sum(1 for killed in results if not killed)
     print(f"{len(chosen) - bad} of {len(chosen)} mutants killed")
     return 1 if bad else 0
