@@ -22,6 +22,7 @@ import orjson
 from updown.core.protocol import State
 from updown.server.admin import CLOSED, sweep_closed
 from updown.server.live import SPECTATOR, ActionError, Live, awaiting, encode
+from updown.server.models import Seat, Table
 from updown.server.outage import DATABASE, REDIS, ServiceHealth, detached, first_line, is_outage
 from updown.server.store import HOUSE, ChatRow, Finish, Posting, StepRow, Store, Unbalanced
 
@@ -493,6 +494,9 @@ class Hub:
         self._recoveries: dict[str, int] = dict(self.health.recoveries)
         self._chat_locks: dict[str, asyncio.Lock] = {}
         """One per table: chat lines reach each socket once, in order (:meth:`deliver_chat`)."""
+        self._chat_rounds: dict[str, int] = {}
+        """Each table's count of :meth:`deliver_chat` calls: a socket that read the chat before it
+        was among the table's sockets knows from it whether a line may have passed it by."""
         self._watched_here: dict[str, tuple[int, dict[int, str]]] = {}
         """Each table's spectators on this process as last told to the others."""
         self._watched_elsewhere: dict[str, dict[str, tuple[float, int, dict[int, str]]]] = {}
@@ -1087,7 +1091,8 @@ class Hub:
         del self.lives[table_id]
         live.unloaded = True
         self.loading.pop(table_id, None)
-        for kept in (self._stored, self._taken, self._chat_locks, self._watched_here, self._watched_elsewhere,
+        for kept in (self._stored, self._taken, self._chat_locks, self._chat_rounds, self._watched_here,
+                     self._watched_elsewhere,
                      self._lobby_seen, self._queued):
             kept.pop(table_id, None)
         self._stirred.discard(table_id)
@@ -1125,7 +1130,11 @@ class Hub:
 
     async def refresh(self, live: Live) -> None:
         """Re-read seats and status (they change through the HTTP API, maybe in another process)."""
-        found = await asyncio.to_thread(self.store.table, live.id)
+        self.refreshed(live, await asyncio.to_thread(self.store.table, live.id))
+
+    def refreshed(self, live: Live, found: tuple[Table, list[Seat]] | None) -> None:
+        """Apply a read of the table's row and seats made now (:meth:`refresh`'s, or a socket's open
+        read with its session and chat in one call, ``Store.socket_open``)."""
         if found is None:
             return
         row, seats = found
@@ -1300,11 +1309,25 @@ class Hub:
         await self.bus.chat(live.id)
         return row
 
-    async def chat_history(self, live: Live, conn: Any) -> None:
+    def chat_round(self, table_id: str) -> int:
+        """The table's count of :meth:`deliver_chat` calls so far (:meth:`chat_history`'s ``read``)."""
+        return self._chat_rounds.get(table_id, 0)
+
+    async def chat_history(self, live: Live, conn: Any,
+                           read: tuple[int, list[ChatRow]] | None = None) -> None:
         """A new socket's chat: the last :data:`CHAT_HISTORY` lines, the same for every socket;
-        from then on it gets each line after them once (:meth:`deliver_chat`)."""
+        from then on it gets each line after them once (:meth:`deliver_chat`).
+
+        ``read``: the last ``CHAT_HISTORY + 1`` lines already read (with the socket's open, before
+        the socket was among the table's sockets) and :meth:`chat_round` taken before that read.
+        They are used only if no :meth:`deliver_chat` was called since: a line stored after the
+        read is followed by such a call, which would not have sent it to this socket (not ready
+        yet); else the lines are read again here."""
         async with self._chat_lock(live.id):
-            rows = await asyncio.to_thread(self.store.chat, live.id, 0, CHAT_HISTORY + 1)
+            if read is not None and read[0] == self.chat_round(live.id):
+                rows = read[1]
+            else:
+                rows = await asyncio.to_thread(self.store.chat, live.id, 0, CHAT_HISTORY + 1)
             more = len(rows) > CHAT_HISTORY
             rows = rows[-CHAT_HISTORY:]
             await conn.send_text(encode({"type": "chat", "history": True, "more": more,
@@ -1315,6 +1338,7 @@ class Hub:
         """Send each socket of this table here the stored lines it has not had, in order. The
         lines are read from the database, so a line stored by another process (heard over Redis, or
         found by the catch-up while Redis is away) arrives the same way as one of ours."""
+        self._chat_rounds[live.id] = self.chat_round(live.id) + 1  # (first: a line stored is followed by this)
         async with self._chat_lock(live.id):
             ready = [c for c in list(live.conns) if getattr(c, "chat_seq", None) is not None]
             if not ready:

@@ -124,6 +124,28 @@ def _loaded(model: type[_M], columns: Sequence[str], values: Sequence[Any]) -> _
 configure_mappers()  # (the constructor would configure them at its first use; ``new_instance`` does not)
 
 
+def _session_account(conn: Connection, token: str) -> Account | None:
+    row = conn.execute(_SESSION_ACCOUNT, {"token": token_hash(token), "now": time.time()}).first()
+    return None if row is None else _loaded(Account, _ACCOUNT_COLUMNS, row)
+
+
+def _table(conn: Connection, table_id: str) -> tuple[Table, list[Seat]] | None:
+    rows = conn.execute(_TABLE_SEATS, {"table": table_id}).all()
+    if not rows:
+        return None
+    width = len(_TABLE_COLUMNS)
+    table = _loaded(Table, _TABLE_COLUMNS, rows[0][:width])
+    return table, [_loaded(Seat, _SEAT_COLUMNS, row[width:]) for row in rows if row[width] is not None]
+
+
+def _chat(conn: Connection, table_id: str, after: int, last: int | None) -> list[ChatRow]:
+    if last is not None:
+        rows = conn.execute(_CHAT_LAST, {"table": table_id, "after": after, "last": last}).all()[::-1]
+    else:
+        rows = conn.execute(_CHAT_AFTER, {"table": table_id, "after": after}).all()
+    return [ChatRow(r.seq, r.n, r.account_id, r.name, r.seat, r.text, r.preset, r.at) for r in rows]
+
+
 class _Driver:
     """A Core statement compiled once for an engine's dialect and run on the DB-API cursor of a
     connection's transaction: the hot statements of the grouped write (a person's check, a step's
@@ -332,8 +354,7 @@ class Store:
         it runs at every socket's open and every HTTP request, and the ORM's two ``Session.get``
         cost the interpreter several times what the database did."""
         with self.engine.connect() as conn:
-            row = conn.execute(_SESSION_ACCOUNT, {"token": token_hash(token), "now": time.time()}).first()
-        return None if row is None else _loaded(Account, _ACCOUNT_COLUMNS, row)
+            return _session_account(conn, token)
 
     def session_expiry(self, hashes: Sequence[str]) -> dict[str, float]:
         """Of these session token hashes, those still signed in (not ended, not expired), each with
@@ -376,12 +397,7 @@ class Store:
         """The table's row and its seats in order, as instances in no session; None if there is no
         such table. One statement built once (:data:`_TABLE_SEATS`), read at every socket's open."""
         with self.engine.connect() as conn:
-            rows = conn.execute(_TABLE_SEATS, {"table": table_id}).all()
-        if not rows:
-            return None
-        width = len(_TABLE_COLUMNS)
-        table = _loaded(Table, _TABLE_COLUMNS, rows[0][:width])
-        return table, [_loaded(Seat, _SEAT_COLUMNS, row[width:]) for row in rows if row[width] is not None]
+            return _table(conn, table_id)
 
     def tables(self, statuses: Sequence[str], limit: int = 200) -> list[tuple[Table, list[Seat]]]:
         """The newest public tables in these statuses, with their seats (the lobby's list, ``GET
@@ -744,11 +760,19 @@ class Store:
     def chat(self, table_id: str, after: int = 0, last: int | None = None) -> list[ChatRow]:
         """The table's lines after line ``after``, oldest first (``last``: only the last so many)."""
         with self.engine.connect() as conn:
-            if last is not None:
-                rows = conn.execute(_CHAT_LAST, {"table": table_id, "after": after, "last": last}).all()[::-1]
-            else:
-                rows = conn.execute(_CHAT_AFTER, {"table": table_id, "after": after}).all()
-        return [ChatRow(r.seq, r.n, r.account_id, r.name, r.seat, r.text, r.preset, r.at) for r in rows]
+            return _chat(conn, table_id, after, last)
+
+    def socket_open(self, token: str | None, table_id: str, chat_last: int
+                    ) -> tuple[Account | None, tuple[Table, list[Seat]] | None, list[ChatRow]]:
+        """What a table socket's open reads, in one call (one hand-off to a worker thread instead of
+        three): the session's account (:meth:`session_account`, None without a token), the table
+        with its seats (:meth:`table`) and its last ``chat_last`` chat lines (:meth:`chat`), each
+        read as those read it, on one connection. No chat lines for a table that does not exist."""
+        with self.engine.connect() as conn:
+            account = _session_account(conn, token) if token else None
+            found = _table(conn, table_id)
+            lines = _chat(conn, table_id, 0, chat_last) if found is not None else []
+        return account, found, lines
 
     # -- ratings --------------------------------------------------------------------------------
     def ratings(self, game: str, account_ids: Sequence[int]) -> dict[int, tuple[float, float]]:

@@ -16,12 +16,12 @@ from updown.core.errors import UpdownError
 from updown.i18n import normalize
 from updown.server.deps import COOKIE, Services, ServicesDep, TableDep, services
 from updown.server.guards import same_origin
-from updown.server.hub import chat_line
+from updown.server.hub import CHAT_HISTORY, chat_line
 from updown.server.live import BUSY, SPECTATOR, ActionError, Live, Unseated, encode
 from updown.server.models import Account
 from updown.server.metrics import ACK_SECONDS
 from updown.server.outage import DATABASE, is_outage
-from updown.server.store import Actor, Conflict, token_hash
+from updown.server.store import Actor, ChatRow, Conflict, token_hash
 
 MAX_FRAME = 4096
 """Bytes a client's WebSocket message may have; a larger one gets an error and changes nothing."""
@@ -50,13 +50,29 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         await websocket.close(code=4403, reason="cross-origin socket refused")
         return
     token = websocket.cookies.get(COOKIE)
+    chat: tuple[int, list[ChatRow]] | None = None
     try:
-        acc = await asyncio.to_thread(store.session_account, token) if token else None
-        live = await hub.live(table_id)
+        held = hub.lives.get(table_id)
+        if held is not None:
+            # The table is in memory (the usual case): the session, the table's seats and status, and
+            # its chat are read in one call, one hand-off to a worker thread instead of three (the
+            # hand-offs were a sixth of the loop's time under churn: docs/server.md, "The churn's tail").
+            round_before = hub.chat_round(table_id)
+            acc, found, lines = await asyncio.to_thread(store.socket_open, token, table_id, CHAT_HISTORY + 1)
+            live = await hub.live(table_id)
+            if live is held:
+                hub.refreshed(live, found)
+                chat = (round_before, lines)
+            elif live is not None:  # set aside and loaded again meanwhile: the load is newer than the read
+                await hub.refresh(live)
+        else:
+            acc = await asyncio.to_thread(store.session_account, token) if token else None
+            live = await hub.live(table_id)
+            if live is not None:
+                await hub.refresh(live)
         if live is None:
             await websocket.close(code=4404, reason="no such table")
             return
-        await hub.refresh(live)
     except Exception as err:
         if not is_outage(err):
             raise
@@ -95,7 +111,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             conn.last_table = encode({"type": "table", "table": live.public()})
             await websocket.send_text(conn.last_table)
         try:
-            await hub.chat_history(live, conn)
+            await hub.chat_history(live, conn, chat)
         except Exception as err:
             if not is_outage(err):
                 raise
