@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import threading
 import time
@@ -40,9 +39,9 @@ from updown.server.hub import Hub
 from updown.server.models import Seat, Step, Table
 from updown.server.settings import Settings
 from updown.server.store import Actor, Conflict, Store, StepRow, token_hash
+from test_server import db  # noqa: F401  (the fixture: SQLite, then PostgreSQL)
 
 PEOPLE = ("ann", "bob", "cid", "dan")
-PG = os.environ.get("UPDOWN_TEST_POSTGRES")
 
 
 class Site:
@@ -136,15 +135,10 @@ class Site:
         return len(self.hub.lives[self.table].steps)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not PG, reason='no PostgreSQL: UPDOWN_TEST_POSTGRES not set (start it with eval "$(.ci/services start)")'))])
-def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    if request.param == "sqlite":
-        s = Site(f"sqlite:///{tmp_path / 'updown.db'}")
-    else:
-        from test_server import fresh_pg_db
-
-        s = Site(fresh_pg_db())
+@pytest.fixture
+def site(db: str) -> Iterator[Site]:
+    """The site on SQLite, then on a fresh PostgreSQL database (``db``: test_server's fixture)."""
+    s = Site(db)
     try:
         yield s
     finally:

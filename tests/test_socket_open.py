@@ -11,7 +11,6 @@ is a ``Store`` of the test's own on the same database, whose changes this server
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +26,9 @@ from updown.server.deps import COOKIE
 from updown.server.hub import CHAT_HISTORY, Hub
 from updown.server.settings import Settings
 from updown.server.store import Store
+from test_server import db  # noqa: F401  (the fixture: SQLite, then PostgreSQL)
 
 PEOPLE = ("ann", "bob", "cid")
-PG = os.environ.get("UPDOWN_TEST_POSTGRES")
 
 
 class Site:
@@ -74,15 +73,10 @@ class Site:
         self.elsewhere.engine.dispose()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not PG, reason='no PostgreSQL: UPDOWN_TEST_POSTGRES not set (start it with eval "$(.ci/services start)")'))])
-def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Site]:
-    if request.param == "sqlite":
-        s = Site(f"sqlite:///{tmp_path / 'updown.db'}")
-    else:
-        from test_server import fresh_pg_db
-
-        s = Site(fresh_pg_db())
+@pytest.fixture
+def site(db: str) -> Iterator[Site]:
+    """The site on SQLite, then on a fresh PostgreSQL database (``db``: test_server's fixture)."""
+    s = Site(db)
     try:
         yield s
     finally:
