@@ -44,6 +44,33 @@ from test_server import db  # noqa: F401  (the fixture: SQLite, then PostgreSQL)
 PEOPLE = ("ann", "bob", "cid", "dan")
 
 
+def people_at_a_table(client: TestClient, people: tuple[str, ...], joining: tuple[str, ...]
+                      ) -> tuple[dict[str, tuple[str, int]], str]:
+    """``people`` registered (name -> (session cookie, account id)); the first creates an open
+    UP&DOWN table of four (one round) and takes seat 0, then ``joining`` join it in turn."""
+    sessions: dict[str, tuple[str, int]] = {}
+    for name in people:
+        client.cookies.clear()
+        r = client.post("/api/register", json={"name": name, "password": "pass-word-1"})
+        assert r.status_code == 200, r.text
+        sessions[name] = (r.cookies[COOKIE], r.json()["id"])
+
+    def as_(name: str) -> None:
+        client.cookies.clear()
+        client.cookies.set(COOKIE, sessions[name][0])
+
+    as_(people[0])
+    r = client.post("/api/tables", json={"game": "updown", "seats": ["me", "open", "open", "open"],
+                                         "options": {"rounds": 1}, "grace": 3600})
+    assert r.status_code == 200, r.text
+    table = str(r.json()["id"])
+    for name in joining:
+        as_(name)
+        r = client.post(f"/api/tables/{table}/join", json={})
+        assert r.status_code == 200, r.text
+    return sessions, table
+
+
 class Site:
     """One server in this process that takes itself for one of several (its notes go nowhere and
     none come), the table's four people (ann's socket on it), and the other process's store."""
@@ -57,21 +84,7 @@ class Site:
         self.client.__enter__()
         self.elsewhere = Store(make_engine(self.db))
         """The other process: it stores steps this one is not told of."""
-        self.sessions: dict[str, tuple[str, int]] = {}
-        for name in PEOPLE:
-            self.client.cookies.clear()
-            r = self.client.post("/api/register", json={"name": name, "password": "pass-word-1"})
-            assert r.status_code == 200, r.text
-            self.sessions[name] = (r.cookies[COOKIE], r.json()["id"])
-        self.as_("ann")
-        r = self.client.post("/api/tables", json={"game": "updown", "seats": ["me", "open", "open", "open"],
-                                                  "options": {"rounds": 1}, "grace": 3600})
-        assert r.status_code == 200, r.text
-        self.table = r.json()["id"]
-        for name in PEOPLE[1:]:
-            self.as_(name)
-            r = self.client.post(f"/api/tables/{self.table}/join", json={})
-            assert r.status_code == 200, r.text
+        self.sessions, self.table = people_at_a_table(self.client, PEOPLE, PEOPLE[1:])
         self.as_("ann")
         self.game = get_game("updown")
         self.options = self.game.Options.from_dict({"rounds": 1})

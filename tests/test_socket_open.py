@@ -26,6 +26,7 @@ from updown.server.deps import COOKIE
 from updown.server.hub import CHAT_HISTORY, Hub
 from updown.server.settings import Settings
 from updown.server.store import Store
+from test_action_reads import people_at_a_table
 from test_server import db  # noqa: F401  (the fixture: SQLite, then PostgreSQL)
 
 PEOPLE = ("ann", "bob", "cid")
@@ -42,19 +43,7 @@ class Site:
         self.client = TestClient(self.app)
         self.client.__enter__()
         self.elsewhere = Store(make_engine(db))
-        self.sessions: dict[str, tuple[str, int]] = {}
-        for name in PEOPLE:
-            self.client.cookies.clear()
-            r = self.client.post("/api/register", json={"name": name, "password": "pass-word-1"})
-            assert r.status_code == 200, r.text
-            self.sessions[name] = (r.cookies[COOKIE], r.json()["id"])
-        self.as_("ann")
-        r = self.client.post("/api/tables", json={"game": "updown", "seats": ["me", "open", "open", "open"],
-                                                  "options": {"rounds": 1}, "grace": 3600})
-        assert r.status_code == 200, r.text
-        self.table = r.json()["id"]
-        self.as_("bob")
-        assert self.client.post(f"/api/tables/{self.table}/join", json={}).status_code == 200
+        self.sessions, self.table = people_at_a_table(self.client, PEOPLE, ("bob",))
 
     def as_(self, name: str | None) -> None:
         self.client.cookies.clear()
