@@ -452,7 +452,10 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
                "frames": len(window.frames), "frame_p99": pct(window.frames, 99), "slow_frames": slow,
                "slow_at_gc": at_collections(window.frames, window.frames_at, gcs),
                "full_gcs": [ms for g, ms, _t in ((g, 1000 * took, e) for g, took, e in gcs) if g == 2],
-               "renewals": renewals(server.log, t0, time.time())}
+               "renewals": renewals(server.log, t0, time.time()),
+               "slow_in_tenth_5s": bunching(window.frames, window.frames_at, 5.0)[1],
+               "slow_in_tenth_2s": bunching(window.frames, window.frames_at, 2.0)[1],
+               "slow": [(round(t - t0, 3), round(1000 * x)) for x, t in zip(window.frames, window.frames_at) if x > SLOW]}
         longest = f", longest {max(out['full_gcs']):.0f} ms" if out["full_gcs"] else ""
         print(f"  churn {out['seconds']:.0f} s: RSS {samples[0][1]:.0f} -> {samples[-1][1]:.0f} MB (max {max(mb for _t, mb in samples):.0f}, "
               f"second half {min(half):.0f} to {max(half):.0f}), {out['games']} short games ended, about "
@@ -460,6 +463,11 @@ async def measure(args: argparse.Namespace, server: Server, others: dict[str, in
               f"{out['frames']} over {1000 * SLOW:.0f} ms ({out['slow_at_gc']} during a collection); full collections "
               f"{len(out['full_gcs'])}{longest}",
               flush=True)
+        if slow:  # bunched at one of the server's periods (the heartbeat's 5 s, the re-read's 2 s), or at moments?
+            spread = sorted(t for t, _ms in out["slow"])
+            print(f"    slow frames: in the busiest tenth of 5 s {100 * out['slow_in_tenth_5s']:.0f}%, of 2 s "
+                  f"{100 * out['slow_in_tenth_2s']:.0f}% (10% if not periodic); from {spread[0]:.0f} to {spread[-1]:.0f} s "
+                  f"into the churn, in {len({int(t) for t in spread})} distinct seconds", flush=True)
         for r in out["renewals"]:  # what each renewal collected: what the freezing kept, and its pause
             frozen = "" if r["frozen"] is None else f", {r['frozen']} of them frozen"
             print(f"    renewal at {r['at'] - t0:.0f} s: {r['found']} objects collected{frozen} (of {r['of']} frozen), "
