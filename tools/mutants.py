@@ -589,8 +589,8 @@ MUTANTS = [
            ("tests/test_gc_cycles.py::test_a_table_socket_that_comes_and_goes_leaves_no_cycles",)),
     Mutant("gc-seen-in-list", "a socket's sign of life builds its IN list anew (SQLAlchemy's cloned parameters, a cycle)",
            "updown/server/store.py",
-           '''        self.seen_many([(table_id, seat) for seat in seats], at if at is not None else time.time())''',
-           '''        with DbSession(self.engine) as s, s.begin(): s.execute(update(Seat).where(Seat.table_id == table_id, Seat.seat.in_(list(seats))).values(seen_at=at if at is not None else time.time()))''',
+           '''            seen.run(conn, [seen.params({"t": t, "s": s, "at": latest[(t, s)]}) for t, s in pairs], many=True)''',
+           '''            conn.execute(update(Seat).where(Seat.table_id.in_([t for t, _s in pairs]), Seat.seat.in_([s for _t, s in pairs])).values(seen_at=max(latest.values())))''',
            ("tests/test_gc_cycles.py::test_a_table_socket_that_comes_and_goes_leaves_no_cycles",)),
     Mutant("gc-lobby-wait-for", "the lobby's sender sends under wait_for, which can lose its task",
            "updown/server/routes/lobby.py",
@@ -814,6 +814,17 @@ MUTANTS = [
            '"p95": s[(95 * len(s) + 99) // 100 - 1]',
            '"p95": s[95 * len(s) // 100]',
            ('tests/test_bots_panel.py::test_each_test_bots_line_gives_the_95th_percentile_of_its_decision_times',)),
+    Mutant('signs-lost-in-careful', "a group's signs of life are not written when a step of it conflicts (the careful path)",
+           'updown/server/store.py',
+           "            self._write_signs(conn, signs)  # (outside the items' savepoints",
+           "            pass  # (outside the items' savepoints",
+           ('tests/test_signs_grouped.py::test_a_sign_in_a_group_with_a_conflicting_step_is_still_stored[sqlite]',)),
+    Mutant('signs-told-before-stored', "a sign of life's caller is told it is stored when the writer takes it, before its commit",
+           'updown/server/store.py',
+           "            signs, self._signs = self._signs[:_SIGNS_MOST], self._signs[_SIGNS_MOST:]\n",
+           "            signs, self._signs = self._signs[:_SIGNS_MOST], self._signs[_SIGNS_MOST:]\n"
+           "            [told.set_result(None) for _t, _s, _at, told in signs]\n",
+           ('tests/test_signs_grouped.py::test_each_connected_returns_only_once_its_sign_is_stored[sqlite]',)),
 ]
 
 

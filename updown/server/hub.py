@@ -1495,7 +1495,10 @@ class Hub:
             pass
 
     async def connected(self, live: Live, key: int, delta: int) -> None:
-        """A socket for seat ``key`` opened (+1) or closed (-1): stored as a sign of life."""
+        """A socket for seat ``key`` opened (+1) or closed (-1): stored as a sign of life, in the
+        store's next grouped transaction (``Store.seen_async``: one hand-off to the writer's thread
+        and one commit for the signs and steps that wait together); returns once it is stored, or
+        once the transaction failed (only told: the heartbeat stores the next one)."""
         live.used_at = time.time()  # (the last socket's close starts the table's time to unload)
         if key == SPECTATOR:
             return
@@ -1505,7 +1508,7 @@ class Hub:
         if info.kind == "person":
             info.seen_at = time.time()
             try:
-                await asyncio.to_thread(self.store.seen, live.id, [key], info.seen_at)
+                await self.store.seen_async(live.id, (key,), info.seen_at)
             except Exception as err:  # only a sign of life: the heartbeat stores the next one
                 self._fault(f"table {live.id}: sign of life", err)
 

@@ -54,6 +54,15 @@ _SEEN_ARRAYS = text("UPDATE seats SET seen_at = :at FROM unnest(CAST(:t AS TEXT[
                     "WHERE seats.table_id = v.t AND seats.seat = v.s")
 """The heartbeat's update on PostgreSQL: one statement for all the seats, their tables and numbers as
 two arrays (a quarter of the CPU of running :data:`_SEEN` for each of 250 seats)."""
+_SIGNS_ARRAYS = text("UPDATE seats SET seen_at = v.at FROM unnest(CAST(:t AS TEXT[]), CAST(:s AS INTEGER[]), "
+                     "CAST(:at AS FLOAT8[])) AS v(t, s, at) WHERE seats.table_id = v.t AND seats.seat = v.s")
+"""The sockets' signs of life written in a group's transaction on PostgreSQL (:meth:`Store.seen_async`):
+:data:`_SEEN_ARRAYS` with a time for each seat, one statement for all the group's signs."""
+_SIGNS_MOST = 2000
+"""The most signs of life one grouped transaction writes (the rest wait for the next)."""
+_RETRIED_STATES = frozenset({"40P01", "40001"})
+"""PostgreSQL's deadlock and serialization failure: the transaction was rolled back whole, and the
+same transaction again is expected to pass (:meth:`Store._commit_group`)."""
 _PUBLIC_TABLES = (select(Table).where(Table.status.in_(bindparam("statuses", expanding=True)), Table.private.is_(False))
                   .order_by(Table.created_at.desc()).limit(bindparam("limit")))
 """The newest public tables in some statuses (:meth:`Store.tables`), built once: the lists are
@@ -287,6 +296,9 @@ class Store:
         self.engine = engine
         self._pending: list[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None,
                                   asyncio.Future[Exception | None]]] = []
+        self._signs: list[tuple[str, Sequence[int], float, asyncio.Future[Exception | None]]] = []
+        """Signs of life (table, seats, time) waiting for the next grouped transaction
+        (:meth:`seen_async`), each with its caller's future."""
         self._sqlite = engine.dialect.name == "sqlite"
         self._writers: set[asyncio.Task[None]] = set()
         self._most_writers = 1 if self._sqlite else 4
@@ -298,6 +310,7 @@ class Store:
         self._insert_acted = _Driver(_INSERT_ACTED, engine.dialect)
         self._seen_arrays = engine.dialect.name == "postgresql"
         self._seen = _Driver(_SEEN_ARRAYS if self._seen_arrays else _SEEN, engine.dialect)
+        self._signs_seen = _Driver(_SIGNS_ARRAYS, engine.dialect) if self._seen_arrays else self._seen
 
     def ping(self) -> None:
         """Raise if the database does not answer now (the hub's watch loop asks every second)."""
@@ -600,9 +613,7 @@ class Store:
             return
         future: asyncio.Future[Exception | None] = loop.create_future()
         self._pending.append((table_id, rows, finish, actor, future))
-        self._writers = {task for task in self._writers if not task.done()}  # (a done callback comes too late)
-        if len(self._writers) < self._most_writers:
-            self._writers.add(loop.create_task(self._write_loop()))
+        self._wake_writer(loop)
         error = await future
         del future  # (its result is the error)
         if error is not None:
@@ -611,28 +622,83 @@ class Store:
             finally:
                 del error  # (as in :meth:`commit`: no cycle through this frame)
 
+    async def seen_async(self, table_id: str, seats: Sequence[int], at: float | None = None) -> None:
+        """:meth:`seen` from the event loop, grouped with the steps: the sign of life waits with them
+        for the store's writer and is written in the transaction of the group it joins (all the
+        group's signs in one statement, after its steps), so many sockets' opens and closes cost one
+        hand-off to the writer's thread and one transaction, not one each. Returns once that
+        transaction is committed; raises what failed it (the database away: the group's steps and
+        signs alike are not stored). A step of the group that is refused or conflicts does not
+        touch the signs (see :meth:`_careful`)."""
+        if not seats:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Exception | None] = loop.create_future()
+        self._signs.append((table_id, seats, at if at is not None else time.time(), future))
+        self._wake_writer(loop)
+        failed = await future
+        del future  # (its result is what failed the group, if anything)
+        if failed is not None:
+            try:
+                raise failed
+            finally:
+                del failed  # (no cycle through this frame, as in :meth:`commit_async`)
+
+    def _wake_writer(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start a writer task for what waits, unless as many run as the database takes (a running
+        one takes what was added before its next transaction)."""
+        self._writers = {task for task in self._writers if not task.done()}  # (a done callback comes too late)
+        if len(self._writers) < self._most_writers:
+            self._writers.add(loop.create_task(self._write_loop()))
+
     async def _write_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        while self._pending:
+        while self._pending or self._signs:
             batch, self._pending = self._pending[:500], self._pending[500:]
+            signs, self._signs = self._signs[:_SIGNS_MOST], self._signs[_SIGNS_MOST:]
+            failed: Exception | None = None
             try:
-                errors = await loop.run_in_executor(self._executor, self._commit_batch,
-                                                    [(t, r, f, a) for t, r, f, a, _ in batch])
+                errors = await loop.run_in_executor(self._executor, self._commit_group,
+                                                    [(t, r, f, a) for t, r, f, a, _ in batch],
+                                                    [(t, s, at) for t, s, at, _ in signs])
             except Exception as err:  # the transaction itself failed: nothing of the batch is stored
-                errors = [detached(err)] * len(batch)  # (kept in this frame, it would hold it through its traceback)
+                failed = detached(err)
+                errors = [failed] * len(batch)  # (kept in this frame, it would hold it through its traceback)
             for (_t, _r, _f, _a, future), error in zip(batch, errors):
                 if not future.done():
                     future.set_result(error)
+            for _t, _s, _at, future in signs:
+                if not future.done():
+                    future.set_result(failed)
+            del failed, errors, batch, signs  # (an error held here until the next group is written)
 
-    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
-                      ) -> list[Exception | None]:
+    def _commit_group(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]],
+                      signs: Sequence[tuple[str, Sequence[int], float]]) -> list[Exception | None]:
+        """:meth:`_commit_batch`, again if PostgreSQL rolled it back for a deadlock or a
+        serialization failure (several writers' transactions, each updating seats for their signs of
+        life and for an away seat's return, and the heartbeat's, may wait for each other's rows;
+        the database then fails one of them whole, and it is written again). Twice more at most."""
+        for attempt in range(3):
+            try:
+                return self._commit_batch(batch, signs)
+            except DBAPIError as err:
+                if attempt == 2 or getattr(err.orig, "sqlstate", None) not in _RETRIED_STATES:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _commit_batch(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]],
+                      signs: Sequence[tuple[str, Sequence[int], float]] = ()) -> list[Exception | None]:
         """One transaction for the batch, on a plain connection (SQLAlchemy Core: the ORM's unit of
         work cost the writer thread, which shares the interpreter with the event loop, more than the
         database did). First without savepoints: an item that is refused (its actor's check, an
         unbalanced posting) is refused before it writes anything, so the others go on. Only an
         item that fails after it began to write (a taken step number or client id, a table no
         longer running: rare, another process wrote first) sends the batch to :meth:`_careful`,
-        which writes each item in a savepoint of its own."""
+        which writes each item in a savepoint of its own.
+
+        ``signs`` (:meth:`seen_async`) are written after the steps, in the same transaction, on
+        either path: no item's refusal or conflict touches them; only the transaction's own failure
+        fails them (raised, as for the steps)."""
         results: list[Exception | None] = []
         try:
             with self.engine.begin() as conn:
@@ -642,15 +708,16 @@ class Store:
                         results.append(None)
                     except (Unbalanced, Unheld) as err:
                         results.append(detached(err))  # (a value now: no frames, no cycle through them)
+                self._write_signs(conn, signs)
             return results
         except (IntegrityError, Conflict):
             pass
         # (outside the handler: the careful write's own errors are not chained to this one, whose
         # traceback holds this frame and the frames that called it)
-        return self._careful(batch)
+        return self._careful(batch, signs)
 
-    def _careful(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]]
-                 ) -> list[Exception | None]:
+    def _careful(self, batch: Sequence[tuple[str, Sequence[StepRow], Finish | Posting | None, Actor | None]],
+                 signs: Sequence[tuple[str, Sequence[int], float]] = ()) -> list[Exception | None]:
         results: list[Exception | None] = []
         with self.engine.begin() as conn:
             for table_id, rows, finish, actor in batch:
@@ -662,7 +729,28 @@ class Store:
                     results.append(Conflict("a step with this number or client id is already stored"))
                 except (Conflict, Unbalanced, Unheld) as err:
                     results.append(detached(err))
+            self._write_signs(conn, signs)  # (outside the items' savepoints: theirs to roll back, not these)
         return results
+
+    def _write_signs(self, conn: Connection, signs: Sequence[tuple[str, Sequence[int], float]]) -> None:
+        """The signs of life of a group: :meth:`seen_many`'s statement, each seat with its own time
+        (a seat signed twice in the group: its latest), in one run, the seats in order (on
+        PostgreSQL, writers that lock seats' rows in one order do not deadlock over them)."""
+        if not signs:
+            return
+        latest: dict[tuple[str, int], float] = {}
+        for table_id, seats, at in signs:
+            for seat in seats:
+                key = (table_id, seat)
+                if at > latest.get(key, -1.0):
+                    latest[key] = at
+        pairs = sorted(latest)
+        seen = self._signs_seen
+        if self._seen_arrays:
+            seen.run(conn, seen.params({"t": [t for t, _s in pairs], "s": [s for _t, s in pairs],
+                                        "at": [latest[p] for p in pairs]}))
+        else:
+            seen.run(conn, [seen.params({"t": t, "s": s, "at": latest[(t, s)]}) for t, s in pairs], many=True)
 
     def _check_actor(self, conn: Connection, table_id: str, actor: Actor) -> None:
         """Raise :class:`Unheld` unless the actor's session is valid now (as :meth:`session_account`
