@@ -15,12 +15,12 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   stall can be lined up with slow frames (``benchmarks/server_idle.py`` does);
 - with ``freeze`` on (the default), the heap is collected and frozen (``gc.freeze()``: moved to the
   permanent generation, which no collection looks at) once start-up is done, and again after every
-  full collection that took ``freeze_over`` seconds of CPU or more (a long-lived heap grew since the
-  last freeze: players connected), so the next full collection looks only at what was made since.
-  A short full collection freezes nothing: freezing after every one (they come every few seconds
-  once the heap is frozen) froze the short-lived objects alive at each, the sockets of players
-  coming and going, whose garbage then waited for the renewal (measured: RSS grew faster under
-  churn, docs/server.md);
+  full collection that took ``freeze_over`` seconds of CPU or more (0, the default: after every
+  one), so the next full collection looks only at what was made since. Freezing after every one
+  once froze the short-lived objects alive at each, the sockets of players coming and going, whose
+  cyclic garbage then waited for the renewal; since sockets, games and the lobby make no cycles
+  (``tests/test_gc_cycles.py``) that costs no memory, and it halves the long pauses under churn
+  (docs/server.md, "The full collections under churn");
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old
   length: 0.7 to 5 s at 5,000 idle players, by the machine's load) and frozen again: a *renewal*.
@@ -85,7 +85,7 @@ class GcPolicy:
 
     def __init__(self, *, freeze: bool = True, unfreeze_every: float = 21600.0, unfreeze_longest: float = 21600.0,
                  renew_growth: float = 0.1, log_over: float = 0.1,
-                 freeze_over: float = 0.05, collector: Collector | None = None,
+                 freeze_over: float = 0.0, collector: Collector | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                  cpu_clock: Callable[[], float] = time.thread_time,
                  memory: Callable[[], int | None] = resident_bytes):

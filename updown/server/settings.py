@@ -32,8 +32,12 @@ class GcSettings(BaseModel):
     """Freeze the heap after start-up and after each long full collection, so that full collections
     skip the long-lived objects of idle players (a pause of 0.7 s at 5,000 idle otherwise). Off:
     Python's own collector, untouched (collections are still timed)."""
-    freeze_over: float = Field(default=0.05, ge=0, le=60)
-    """A full collection that took this many seconds of CPU or more is followed by a freeze."""
+    freeze_over: float = Field(default=0.0, ge=0, le=60)
+    """A full collection that took this many seconds of CPU or more is followed by a freeze; 0 (the
+    default since 30 November 2026): every full collection is. The 0.05 s it was let short full
+    collections leave their survivors to the next one, which under churn at 5,000 idle players made
+    twice the pauses over 100 ms and twice the slow frames, for no memory saved (docs/server.md,
+    "The full collections under churn")."""
     unfreeze_every: float = Field(default=21600.0, ge=10, le=86400)
     """Seconds to the first renewal, and the shortest period between two: the heap unfrozen,
     collected in full (one pause of the old length) and frozen again, freeing the cycles that
