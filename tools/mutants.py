@@ -825,6 +825,11 @@ MUTANTS = [
            "            signs, self._signs = self._signs[:_SIGNS_MOST], self._signs[_SIGNS_MOST:]\n"
            "            [told.set_result(None) for _t, _s, _at, told in signs]\n",
            ('tests/test_signs_grouped.py::test_each_connected_returns_only_once_its_sign_is_stored[sqlite]',)),
+    Mutant("gc-freeze-over-default-back", "the server freezes only after full collections of 0.05 s of CPU again",
+           "updown/server/settings.py",
+           '''freeze_over: float = Field(default=0.0,''',
+           '''freeze_over: float = Field(default=0.05,''',
+           ("tests/test_gc_policy.py::test_by_default_and_as_the_server_is_set_every_full_collection_is_followed_by_a_freeze",)),
 ]
 
 
