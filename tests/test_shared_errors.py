@@ -64,11 +64,11 @@ class AwayStore(Store):
         self.failures = failures
         self.batches: list[int] = []
 
-    def _commit_batch(self, batch: Sequence[Any]) -> list[Exception | None]:
+    def _commit_batch(self, batch: Sequence[Any], signs: Sequence[Any] = ()) -> list[Exception | None]:
         self.batches.append(len(batch))
         if len(self.batches) <= self.failures:
             raise OperationalError("INSERT INTO steps ...", {}, Exception("server closed the connection unexpectedly"))
-        return super()._commit_batch(batch)
+        return super()._commit_batch(batch, signs)
 
 
 def test_tables_whose_grouped_commit_failed_together_all_retry_and_store_their_steps(tmp_path: Path) -> None:
