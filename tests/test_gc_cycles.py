@@ -72,7 +72,7 @@ def clean(probe: Probe) -> None:
 def garbage_after(probe: Probe, batch: int, **kw: bool) -> dict[str, object]:
     time.sleep(SETTLE)
     got = probe.collect(**kw)
-    got["per"] = got["found"] / batch
+    got["per"] = got["freed"] / batch
     return got
 
 
@@ -87,7 +87,7 @@ def test_a_table_socket_that_comes_and_goes_leaves_no_cycles(probe: Probe, watch
     for _ in range(SOCKETS):
         probe.socket_once(path, who)  # hello, snapshot: then closed by the client
     got = garbage_after(probe, SOCKETS)
-    assert got["found"] <= SOCKETS, got  # 49 (seated) and 29 (spectator) a socket before
+    assert got["freed"] <= SOCKETS, got  # 49 (seated) and 29 (spectator) a socket before
 
 
 def test_a_lobby_socket_that_comes_and_goes_leaves_no_cycles_and_no_lost_task(probe: Probe) -> None:
@@ -104,7 +104,7 @@ def test_a_lobby_socket_that_comes_and_goes_leaves_no_cycles_and_no_lost_task(pr
     # A sender task whose cancellation was lost waits for ever in a cycle of its own (about one
     # socket in four or five lost it before): none may be among the garbage.
     assert types.get("_asyncio.Task", 0) == 0, got
-    assert got["found"] <= batch, got  # 30 a socket before
+    assert got["freed"] <= batch, got  # 30 a socket before
 
 
 def test_the_public_list_on_new_connections_leaves_no_cycles(probe: Probe) -> None:
@@ -117,7 +117,7 @@ def test_the_public_list_on_new_connections_leaves_no_cycles(probe: Probe) -> No
     for _ in range(SOCKETS):
         httpx.get(probe.base + "/api/tables").raise_for_status()  # a connection each, closed after
     got = garbage_after(probe, SOCKETS)
-    assert got["found"] <= SOCKETS, got  # 20 a request before (IN lists built anew)
+    assert got["freed"] <= SOCKETS, got  # 20 a request before (IN lists built anew)
 
 
 def test_sockets_frozen_while_open_leave_nothing_for_the_renewal(probe: Probe) -> None:
@@ -152,7 +152,7 @@ def test_sockets_frozen_while_open_leave_nothing_for_the_renewal(probe: Probe) -
     time.sleep(2 * SETTLE)
     probe.collect()  # what any collection would free
     got = garbage_after(probe, len(opened), unfreeze=True)
-    assert got["found"] <= len(opened) // 2, got
+    assert got["freed"] <= len(opened) // 2, got
 
 
 def test_a_table_played_to_its_end_and_unloaded_leaves_no_cycles(probe: Probe) -> None:
@@ -182,9 +182,9 @@ def test_a_table_played_to_its_end_and_unloaded_leaves_no_cycles(probe: Probe) -
         assert not t.is_alive()
     got = garbage_after(probe, 2, unload=True)
     assert got["unloaded"] >= 2, got  # both tables dropped from memory (the first game's too, if it was not yet)
-    assert got["found"] <= 8, got  # 8 sockets: 49 each before
+    assert got["freed"] <= 8, got  # 8 sockets: 49 each before
     renewal = garbage_after(probe, 2, unfreeze=True)
-    assert renewal["found"] <= 8, renewal
+    assert renewal["freed"] <= 8, renewal
 
 
 def test_uvicorns_own_protocol_leaves_its_cycle_at_each_upgrade(tmp_path: Path) -> None:

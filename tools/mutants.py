@@ -830,6 +830,11 @@ MUTANTS = [
            '''freeze_over: float = Field(default=0.0,''',
            '''freeze_over: float = Field(default=0.05,''',
            ("tests/test_gc_policy.py::test_by_default_and_as_the_server_is_set_every_full_collection_is_followed_by_a_freeze",)),
+    Mutant("ws-parser-left-open", "a lost WebSocket's parser is left waiting, its protocol and zlib streams in a cycle",
+           "updown/server/protocol.py",
+           "        self.conn.parser.close()\n",
+           "        pass\n",
+           ("tests/test_gc_cycles.py::test_a_table_socket_that_comes_and_goes_leaves_no_cycles[sqlite-seated]",)),
 ]
 
 

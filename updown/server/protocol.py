@@ -14,7 +14,13 @@ counting frees it all. ``updown serve`` passes it to uvicorn as ``http=``.
 :class:`WebSocketProtocol` is uvicorn's sans-I/O WebSocket protocol with permessage-deflate
 negotiated by :data:`DEFLATE`: the same parameters as uvicorn's, but a message shorter than
 :data:`PLAIN_BELOW` bytes is sent uncompressed (docs/server.md, "Compression's cost").
-``updown serve`` passes it to uvicorn as ``ws=``; uvicorn takes no options for the extension.
+``updown serve`` passes it to uvicorn as ``ws=``; uvicorn takes no options for the extension. It also
+closes the connection's parser when the connection is lost: websockets' sans-I/O protocol parses with
+a generator that refers to the protocol, and after a close handshake that generator waits for an end
+of stream uvicorn never gives it, so each closed socket left the protocol, its extension and zlib's
+compressor and decompressor (about 30 KB) in a cycle. Only the generator's finalizer breaks that
+cycle, inside a collection that counts none of it as garbage, and a cycle frozen while its socket was
+open waits for a renewal (docs/server.md, "A closed socket's parser").
 """
 
 from __future__ import annotations
@@ -101,3 +107,11 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         super().__init__(config, server_state, app_state, _loop)
         if config.ws_per_message_deflate:
             self.conn.available_extensions = [DEFLATE]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # No more data can come: end the parser (a generator holding ``self.conn``), so that the
+        # protocol, its extension and its zlib streams are freed by their reference counts now,
+        # not by a full collection (module docstring). A finished parser is not stepped again:
+        # websockets steps it only for data or an end of stream, and neither comes after this.
+        self.conn.parser.close()
