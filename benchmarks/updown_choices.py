@@ -3,7 +3,7 @@ by decision, against the true values of the actions.
 
     python benchmarks/updown_choices.py [VARIANT ...] [--players 2] [--rounds 1]
         [--field random] [--seed 1] [--positions 200] [--playouts 400] [--count normal=20,hard=240]
-        [--engine auto|batched|scalar] [--seconds S] [--json FILE] [--from FILE]
+        [--engine auto|batched|scalar] [--seconds S] [--json FILE] [--from FILE] [--reuse FILE]
 
 **Positions.** Games of ``--players`` at ``--rounds`` a game, a test seat (seat ``g mod players``
 in game ``g``) played by ``greedy`` and every other seat by the ``--field`` bot (``random``,
@@ -44,7 +44,10 @@ positions where it left ``greedy``'s action; the mean gain where it did. ``oracl
 true action at each position: an upper bound (a little above the truth, as the largest of noisy
 means). ``--json FILE`` appends one JSON line per position (its state's public summary, every
 action's true value and each variant's action); ``--from FILE`` prints the table of such a file
-(the lines of the same field, players and variants) without playing.
+(the lines of the same field, players and variants) without playing. ``--reuse FILE`` plays the
+positions of such a file again (the same seed: a row without one is taken to have it) and keeps
+their true values and actions, asking only the variants they lack: new variants on the same
+positions for the cost of the variants alone.
 
 Run it under ``nice``; one process, one core.
 """
@@ -182,19 +185,28 @@ def variant_action(spec: str, pos: Position, counts: dict[str, int], tag: str) -
 
 
 def audit(pos: Position, index: int, variants: Sequence[str], *, field: str, playouts: int, seed: int,
-          counts: dict[str, int], engine: str) -> dict[str, Any]:
-    """One position's row: every action's true value, greedy's action and each variant's."""
+          counts: dict[str, int], engine: str, known: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One position's row: every action's true value, greedy's action and each variant's.
+    ``known``: this position's row from an earlier run (the same seed), whose true values and
+    variants' actions are kept; only the variants it lacks are asked."""
     tag = f"{seed}:{pos.state.players}:{field}:position {index}"
     own = greedy_action(pos)
     against = pos.legal.index(own)
+    view = pos.state.view(pos.seat)
+    if known is not None:
+        if known["legal"] != pos.legal or known["greedy"] != own or known["trick"] != view["trick"]:
+            raise SystemExit(f"position {index} on file is not this one: another seed, field or rules?")
+        chosen = dict(known["chosen"])
+        chosen.update({spec: variant_action(spec, pos, counts, tag) for spec in variants if spec not in chosen})
+        return {**known, "seed": seed, "chosen": chosen}
     if engine == "batched":
         rng = np.random.default_rng(random.Random(f"{tag}:playouts").getrandbits(64))
         values, errors = batched_values(pos, field, playouts, rng, against)
     else:
         values, errors = scalar_values(pos, field, playouts, f"{tag}:playouts", counts, against)
-    view = pos.state.view(pos.seat)
     chosen = {spec: variant_action(spec, pos, counts, tag) for spec in variants}
-    return {"field": field, "players": pos.state.players, "game": pos.game, "index": index, "seat": pos.seat,
+    return {"field": field, "players": pos.state.players, "seed": seed, "game": pos.game, "index": index,
+            "seat": pos.seat,
             "phase": view["phase"], "trick": view["trick"], "legal": pos.legal, "values": values,
             "errors": errors, "greedy": own, "chosen": chosen, "playouts": playouts, "engine": engine}
 
@@ -232,15 +244,27 @@ def figures(rows: Sequence[dict[str, Any]], spec: str) -> dict[str, float]:
             "left_gain": statistics.fmean(left) if left else 0.0}
 
 
+def paired(rows: Sequence[dict[str, Any]], spec: str, base: str) -> tuple[float, float]:
+    """The mean over positions of variant ``spec``'s gain less ``base``'s (the same positions and
+    true values), and its standard error."""
+    d = [x - y for (_, x, _), (_, y, _) in zip(gains(rows, spec), gains(rows, base))]
+    se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    return statistics.fmean(d), se
+
+
 def table(rows: Sequence[dict[str, Any]], variants: Sequence[str]) -> str:
     games = len({r["game"] for r in rows})
-    lines = [f"{len(rows)} positions from {games} games ({len(rows) / max(games, 1):.1f} a game); "
-             f"gain over greedy's action in tricks (points) a decision",
-             f"{'variant':34} {'gain':>8} {'s.e.':>6} {'s.e.(games)':>11} {'left':>6} {'gain when left':>15}"]
+    per_game = len(rows) / max(games, 1)
+    base = variants[0]
+    lines = [f"{len(rows)} positions from {games} games ({per_game:.1f} a game); gain over greedy's action "
+             f"in tricks (points) a decision; a game: times {per_game:.1f}; last column: less {base}, paired",
+             f"{'variant':34} {'gain':>8} {'s.e.':>6} {'s.e.(games)':>11} {'left':>6} {'gain when left':>15} "
+             f"{'less ' + base:>18}"]
     for spec in [*variants, ORACLE]:
         f = figures(rows, spec)
+        m, e = paired(rows, spec, base)
         lines.append(f"{spec:34} {f['mean']:+8.4f} {f['se']:6.4f} {f['se_games']:11.4f} {f['share']:6.3f} "
-                     f"{f['left_gain']:+15.4f}")
+                     f"{f['left_gain']:+15.4f} {m:+10.4f} ± {e:.4f}")
     noise = [r["errors"][max(range(len(r["values"])), key=r["values"].__getitem__)] for r in rows]
     lines.append(f"(true values' own noise: the s.e. of the best action less greedy's, mean over positions, "
                  f"{statistics.fmean(noise):.4f})")
@@ -262,6 +286,9 @@ def main(argv: Sequence[str]) -> None:
     p.add_argument("--seconds", type=float, default=None, help="stop after the position that passes this")
     p.add_argument("--json", default=None, help="append one JSON line per position")
     p.add_argument("--from", dest="source", default=None, help="print the table of a file of rows, play nothing")
+    p.add_argument("--reuse", default=None,
+                   help="a file of rows of an earlier run (the same seed): their true values are kept, "
+                        "only the variants they lack are asked")
     a = p.parse_args(argv)
     variants = list(dict.fromkeys(a.variants))
     if a.source is not None:
@@ -282,6 +309,12 @@ def main(argv: Sequence[str]) -> None:
     print(f"engine module: {engine_module.__file__}")
     print(f"field {a.field}, {a.players} players, {a.rounds} round(s), seed {a.seed}, {a.playouts} playouts "
           f"({engine}), counts {counts}, variants {', '.join(variants)}", flush=True)
+    known: dict[int, dict[str, Any]] = {}
+    if a.reuse is not None:
+        for line in Path(a.reuse).read_text().splitlines():
+            r = json.loads(line) if line.strip() else None
+            if r and r["field"] == a.field and r["players"] == a.players and r.get("seed", a.seed) == a.seed:
+                known[int(r["index"])] = r
     out = open(a.json, "a", encoding="utf-8") if a.json else None
     rows: list[dict[str, Any]] = []
     began = time.perf_counter()
@@ -291,8 +324,10 @@ def main(argv: Sequence[str]) -> None:
             break
         if index < a.skip:
             continue
+        if a.reuse is not None and index not in known:
+            break  # only the positions on file
         row = audit(pos, index, variants, field=a.field, playouts=a.playouts, seed=a.seed, counts=counts,
-                    engine=engine)
+                    engine=engine, known=known.get(index))
         rows.append(row)
         if out is not None:
             out.write(json.dumps(row) + "\n")

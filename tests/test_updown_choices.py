@@ -102,3 +102,17 @@ def test_a_variant_is_asked_from_the_view_alone_with_a_seeded_rng() -> None:
     first = uc.variant_action(spec, pos, {"normal": 20}, "tag")
     assert uc.variant_action(spec, twin, {"normal": 20}, "tag") == first
     assert first in pos.legal
+
+
+def test_reuse_keeps_the_true_values_and_asks_only_the_new_variants(rows: list[dict]) -> None:
+    pos = next(itertools.islice(uc.positions(2, 1, "random", 3, {"normal": 20}), 10, None))
+    known = rows[1]
+    assert known["index"] == 10
+    again = uc.audit(pos, 10, ["greedy", "normal:keep=3"], field="random", playouts=5, seed=3,
+                     counts={"normal": 20}, engine="batched", known=known)
+    assert again["values"] == known["values"] and again["playouts"] == 60
+    assert again["chosen"]["random"] == known["chosen"]["random"] and "normal:keep=3" in again["chosen"]
+    other = next(itertools.islice(uc.positions(2, 1, "random", 3, {"normal": 20}), 20, None))
+    with pytest.raises(SystemExit):
+        uc.audit(other, 20, ["greedy"], field="random", playouts=5, seed=3, counts={}, engine="batched",
+                 known=known)
