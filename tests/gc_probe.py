@@ -87,7 +87,7 @@ def probe(referrers: str | None = None) -> dict[str, Any]:
     for untracked in UNTRACKED:
         freed.pop(untracked, None)
     out["freed"] = sum(freed.values())
-    out["freed_types"] = dict(freed.most_common(20))
+    out["freed_types"] = dict(freed.most_common())
     return out
 
 

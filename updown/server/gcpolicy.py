@@ -16,11 +16,14 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
 - with ``freeze`` on (the default), the heap is collected and frozen (``gc.freeze()``: moved to the
   permanent generation, which no collection looks at) once start-up is done, and again after every
   full collection that took ``freeze_over`` seconds of CPU or more (0, the default: after every
-  one), so the next full collection looks only at what was made since. Freezing after every one
-  once froze the short-lived objects alive at each, the sockets of players coming and going, whose
-  cyclic garbage then waited for the renewal; since sockets, games and the lobby make no cycles
-  (``tests/test_gc_cycles.py``) that costs no memory, and it halves the long pauses under churn
-  (docs/server.md, "The full collections under churn");
+  one), so the next full collection looks only at what was made since;
+- with ``freeze`` on and ``full_every`` above 0 (300 s in the server's settings), Python's own full
+  collections are off (its third threshold out of reach, :data:`NEVER`; put back at :meth:`stop`)
+  and one comes every ``full_every`` seconds instead, in the event loop, followed by a freeze.
+  Python's came every 16 to 20 s under churn at 5,000 idle players, each a pause of 50 to 300 ms
+  that held every table's frames: without them the churn's p99 fell from about 300 ms to 91 ms, for
+  the same memory, once closed sockets stopped leaving cycles (docs/server.md, "A closed socket's
+  parser"). Most garbage is freed by reference counts; what is left in cycles waits for the timer;
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old
   length: 0.7 to 5 s at 5,000 idle players, by the machine's load) and frozen again: a *renewal*.
@@ -31,8 +34,11 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   ``unfreeze_longest``. Where the memory cannot be read (no ``/proc``), every ``unfreeze_every``.
   Both are six hours by default (so a renewal comes every six hours): the server's sockets, games,
   lobby and error paths leave no reference cycles (``tests/test_gc_cycles.py``,
-  ``tests/test_gc_errors.py``), so a renewal finds next to nothing and is a pause for little; a
-  renewal every 30 minutes, the default until then, paused a busy server 12 times in six hours.
+  ``tests/test_gc_errors.py``, which count what a collection frees through finalizers too), so a
+  renewal finds next to nothing and is a pause for little; a renewal every 30 minutes, the default
+  until then, paused a busy server 12 times in six hours. (Until 30 November 2026 every closed
+  socket did leave a cycle, one that only a generator's finalizer broke, which those tests did not
+  count: ``protocol.py``.)
 
 Objects freed by their reference count (most garbage) are freed whether frozen or not. ``freeze``
 off leaves the collector as Python sets it (the timing stays).
@@ -54,6 +60,10 @@ log = logging.getLogger("updown.server.gc")
 
 FULL = 2
 """The oldest generation: a collection of it looks at every object not frozen."""
+
+NEVER = 2**31 - 1
+"""The collector's third threshold when its own full collections are off (``full_every``): a count
+it never reaches."""
 
 LOOK_EVERY = 60.0
 """Seconds between two looks at the process's memory, once a renewal may come."""
@@ -77,6 +87,8 @@ class Collector(Protocol):
     def freeze(self) -> None: ...
     def unfreeze(self) -> None: ...
     def get_freeze_count(self) -> int: ...
+    def get_threshold(self) -> tuple[int, int, int]: ...
+    def set_threshold(self, threshold0: int, threshold1: int = ..., threshold2: int = ...) -> None: ...
 
 
 class GcPolicy:
@@ -85,12 +97,16 @@ class GcPolicy:
 
     def __init__(self, *, freeze: bool = True, unfreeze_every: float = 21600.0, unfreeze_longest: float = 21600.0,
                  renew_growth: float = 0.1, log_over: float = 0.1,
-                 freeze_over: float = 0.0, collector: Collector | None = None,
+                 freeze_over: float = 0.0, full_every: float = 0.0, collector: Collector | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                  cpu_clock: Callable[[], float] = time.thread_time,
                  memory: Callable[[], int | None] = resident_bytes):
         self.freeze_on = freeze
         self.freeze_over = freeze_over
+        self.full_every = full_every
+        self._threshold: tuple[int, int, int] | None = None
+        """Python's thresholds before :meth:`start` turned its full collections off, for :meth:`stop`."""
+        self._full_timer: asyncio.Task[None] | None = None
         self._cpu_clock = cpu_clock
         self.unfreeze_every = unfreeze_every
         self.unfreeze_longest = max(unfreeze_longest, unfreeze_every)
@@ -172,6 +188,17 @@ class GcPolicy:
             self.gc.collect()
             self._freeze()
             self._renewer = asyncio.ensure_future(self._renew_forever())
+            if self.full_every > 0:  # the full collections on a timer, not Python's own (module docstring)
+                self._threshold = self.gc.get_threshold()
+                self.gc.set_threshold(self._threshold[0], self._threshold[1], NEVER)
+                self._full_timer = asyncio.ensure_future(self._full_forever())
+
+    async def _full_forever(self) -> None:
+        """A full collection every ``full_every`` seconds, in the event loop; the callback has the
+        heap frozen after it, as after any full collection."""
+        while True:
+            await self._sleep(self.full_every)
+            self.gc.collect()
 
     def renew(self) -> int:
         """Collect what is not frozen, then unfreeze, collect in full (frees the cyclic garbage among
@@ -218,13 +245,17 @@ class GcPolicy:
         self._loop = None
         if self._callback in self.gc.callbacks:
             self.gc.callbacks.remove(self._callback)
-        if self._renewer is not None:
-            self._renewer.cancel()
-            try:
-                await self._renewer
-            except asyncio.CancelledError:
-                pass
-            self._renewer = None
+        for task in (self._renewer, self._full_timer):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+        self._renewer = self._full_timer = None
+        if self._threshold is not None:  # Python's own full collections again
+            self.gc.set_threshold(*self._threshold)
+            self._threshold = None
         if self.freeze_on:
             self.gc.unfreeze()
             GC_FROZEN.set(0)
