@@ -17,7 +17,7 @@ from prometheus_client import REGISTRY
 from starlette.testclient import TestClient
 
 from updown.server.app import create_app
-from updown.server.gcpolicy import NEVER, GcPolicy
+from updown.server.gcpolicy import GcPolicy
 from updown.server.settings import Settings, SettingsError
 
 
@@ -32,13 +32,9 @@ class FakeGc:
         self.cpu = 0.0
         """The collecting thread's CPU clock (the policy's ``cpu_clock``), moved by each collection."""
         self.threshold = (700, 10, 10)
-        self.reports = False
-        """``collect`` tells the callbacks, as the real collector does (off: the older tests' fake)."""
 
     def collect(self, generation: int = 2) -> int:
         self.calls.append("collect")
-        if self.reports:
-            self.collection(generation)
         return 0
 
     def get_threshold(self) -> tuple[int, int, int]:
@@ -83,20 +79,6 @@ class Sleeps:
         self.asked.append(seconds)
         await self.go.wait()
         self.go.clear()
-
-
-class SleepsBy:
-    """One :class:`Sleeps` for each length asked: the renewals' and the full collections' timers
-    wait apart, each until the test lets it end."""
-
-    def __init__(self) -> None:
-        self.by: dict[float, Sleeps] = {}
-
-    def of(self, seconds: float) -> Sleeps:
-        return self.by.setdefault(seconds, Sleeps())
-
-    async def __call__(self, seconds: float) -> None:
-        await self.of(seconds)(seconds)
 
 
 def timed(generation: int) -> float:
@@ -346,59 +328,53 @@ def test_gc_settings_from_the_environment_and_checked(monkeypatch: pytest.Monkey
         Settings.load()
 
 
-def test_full_collections_come_on_the_timer_not_from_python_and_each_is_followed_by_a_freeze() -> None:
-    """``full_every`` (docs/server.md, "A closed socket's parser"): Python's own full collections
-    off while the policy runs, one every ``full_every`` seconds in the loop instead, then a freeze;
-    the renewals keep their own schedule; Python's thresholds back at the stop."""
+def test_the_third_threshold_is_the_policys_while_it_runs_and_pythons_after() -> None:
+    """``full_after`` (docs/server.md, "A closed socket's parser"): Python's third threshold is the
+    policy's while it runs, so full collections come after that many of the middle generation's;
+    each is still followed by a freeze; the renewals keep their own schedule; Python's thresholds
+    are back at the stop."""
     async def main() -> None:
         fake = FakeGc()
-        fake.reports = True
-        sleeps = SleepsBy()
-        policy = GcPolicy(freeze=True, unfreeze_every=900, full_every=300, collector=fake, cpu_clock=fake.clock,
+        sleeps = Sleeps()
+        policy = GcPolicy(freeze=True, unfreeze_every=900, full_after=100, collector=fake, cpu_clock=fake.clock,
                           sleep=sleeps, memory=lambda: None)
         policy.start()
         await turn()
-        assert fake.threshold == (700, 10, NEVER)  # Python's full collections out of reach
-        assert sleeps.of(300).asked == [300] and sleeps.of(900).asked == [900]
-        start = len(fake.calls)  # start-up's collect and freeze (and the freeze its collection asked for)
-        for n in (1, 2):
-            sleeps.of(300).go.set()
-            await turn()
-            assert fake.calls[start:] == ["collect", "freeze"] * n  # a full collection, then frozen
-        assert policy.renewals == 0 and "unfreeze" not in fake.calls  # the renewal waits for its own time
-        assert policy.collections[2] >= 2
-        sleeps.of(900).go.set()
+        assert fake.threshold == (700, 10, 100)
+        start = len(fake.calls)
+        fake.collection(2, cpu=0.001)
+        await turn()
+        assert fake.calls[start:] == ["freeze"]  # a full collection, as rare as it now is, then frozen
+        assert policy.renewals == 0 and sleeps.asked == [900]
+        sleeps.go.set()
         await turn()
         assert policy.renewals == 1
         await policy.stop()
         assert fake.threshold == (700, 10, 10)  # Python's own again
-        assert policy._full_timer is None
 
     asyncio.run(main())
 
 
-@pytest.mark.parametrize("freeze, full_every", [(True, 0.0), (False, 300.0)])
-def test_without_the_timer_or_the_freeze_python_keeps_its_own_full_collections(freeze: bool, full_every: float) -> None:
+@pytest.mark.parametrize("freeze, full_after", [(True, 0), (False, 100)])
+def test_without_the_setting_or_the_freeze_python_keeps_its_threshold(freeze: bool, full_after: int) -> None:
     async def main() -> None:
         fake = FakeGc()
-        policy = GcPolicy(freeze=freeze, full_every=full_every, collector=fake, cpu_clock=fake.clock,
-                          sleep=SleepsBy(), memory=lambda: None)
+        policy = GcPolicy(freeze=freeze, full_after=full_after, collector=fake, cpu_clock=fake.clock,
+                          sleep=Sleeps(), memory=lambda: None)
         policy.start()
         await turn()
-        assert fake.threshold == (700, 10, 10) and policy._full_timer is None
+        assert fake.threshold == (700, 10, 10)
         await policy.stop()
         assert fake.threshold == (700, 10, 10)
 
     asyncio.run(main())
 
 
-def test_the_server_runs_its_full_collections_on_the_timer_by_default(tmp_path: Path) -> None:
-    assert Settings().gc.full_every == 300.0
+def test_the_server_sets_the_third_threshold_by_default(tmp_path: Path) -> None:
+    assert Settings().gc.full_after == 100
     before = gc.get_threshold()
     app = create_app(Settings(db=f"sqlite:///{tmp_path / 'gc.db'}", bot_delay=0, bot_workers=0))
-    policy = app.state.gc_policy
     with TestClient(app) as client:
         assert client.get("/api/health").status_code == 200
-        assert policy.full_every == 300.0 and policy._full_timer is not None
-        assert gc.get_threshold() == (before[0], before[1], NEVER)
+        assert gc.get_threshold() == (before[0], before[1], 100)
     assert gc.get_threshold() == before

@@ -835,16 +835,16 @@ MUTANTS = [
            "        self.conn.parser.close()\n",
            "        pass\n",
            ("tests/test_gc_cycles.py::test_a_table_socket_that_comes_and_goes_leaves_no_cycles[sqlite-seated]",)),
-    Mutant("gc-python-full-left-on", "Python's own full collections stay on beside the policy's timer",
+    Mutant("gc-python-full-left-on", "Python's own third threshold stays (a full collection every 10 of the middle generation's)",
            "updown/server/gcpolicy.py",
-           "                self.gc.set_threshold(self._threshold[0], self._threshold[1], NEVER)\n",
+           "                self.gc.set_threshold(self._threshold[0], self._threshold[1], self.full_after)\n",
            "                pass\n",
-           ("tests/test_gc_policy.py::test_full_collections_come_on_the_timer_not_from_python_and_each_is_followed_by_a_freeze",)),
-    Mutant("gc-full-timer-not-passed", "the server leaves its full collections to Python (the setting not passed)",
+           ("tests/test_gc_policy.py::test_the_third_threshold_is_the_policys_while_it_runs_and_pythons_after",)),
+    Mutant("gc-full-after-not-passed", "the server leaves its third threshold to Python (the setting not passed)",
            "updown/server/app.py",
-           "freeze_over=settings.gc.freeze_over,\n                         full_every=settings.gc.full_every)",
+           "freeze_over=settings.gc.freeze_over,\n                         full_after=settings.gc.full_after)",
            "freeze_over=settings.gc.freeze_over)",
-           ("tests/test_gc_policy.py::test_the_server_runs_its_full_collections_on_the_timer_by_default",)),
+           ("tests/test_gc_policy.py::test_the_server_sets_the_third_threshold_by_default",)),
 ]
 
 

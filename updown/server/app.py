@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     collector = GcPolicy(freeze=settings.gc.freeze, unfreeze_every=settings.gc.unfreeze_every,
                          unfreeze_longest=settings.gc.unfreeze_longest, renew_growth=settings.gc.renew_growth,
                          log_over=settings.gc.log_over, freeze_over=settings.gc.freeze_over,
-                         full_every=settings.gc.full_every)
+                         full_after=settings.gc.full_after)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -17,13 +17,17 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   permanent generation, which no collection looks at) once start-up is done, and again after every
   full collection that took ``freeze_over`` seconds of CPU or more (0, the default: after every
   one), so the next full collection looks only at what was made since;
-- with ``freeze`` on and ``full_every`` above 0 (300 s in the server's settings), Python's own full
-  collections are off (its third threshold out of reach, :data:`NEVER`; put back at :meth:`stop`)
-  and one comes every ``full_every`` seconds instead, in the event loop, followed by a freeze.
-  Python's came every 16 to 20 s under churn at 5,000 idle players, each a pause of 50 to 300 ms
-  that held every table's frames: without them the churn's p99 fell from about 300 ms to 91 ms, for
-  the same memory, once closed sockets stopped leaving cycles (docs/server.md, "A closed socket's
-  parser"). Most garbage is freed by reference counts; what is left in cycles waits for the timer;
+- with ``freeze`` on and ``full_after`` above 0 (100 in the server's settings), Python's third
+  threshold is set to it while the policy runs (put back at :meth:`stop`): a full collection comes
+  after that many collections of the middle generation, not Python's 10. A freeze empties the
+  oldest generation, so Python's other condition (what survived since the last full collection
+  passes a quarter of what it kept) then always holds, and under churn at 5,000 idle players a full
+  collection came every 16 to 20 s, a pause of 50 to 300 ms each that held every table's frames;
+  since closed sockets stopped leaving cycles (docs/server.md, "A closed socket's parser") they
+  free next to nothing. The count follows the allocations: while thousands of players connect,
+  full collections (and freezes) still come often enough that none looks at more than a share of
+  them. (A full collection on a timer instead, every 300 s, looked at all 5,000 new sockets at
+  once: one pause of 1.4 s.)
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old
   length: 0.7 to 5 s at 5,000 idle players, by the machine's load) and frozen again: a *renewal*.
@@ -61,10 +65,6 @@ log = logging.getLogger("updown.server.gc")
 FULL = 2
 """The oldest generation: a collection of it looks at every object not frozen."""
 
-NEVER = 2**31 - 1
-"""The collector's third threshold when its own full collections are off (``full_every``): a count
-it never reaches."""
-
 LOOK_EVERY = 60.0
 """Seconds between two looks at the process's memory, once a renewal may come."""
 
@@ -97,16 +97,15 @@ class GcPolicy:
 
     def __init__(self, *, freeze: bool = True, unfreeze_every: float = 21600.0, unfreeze_longest: float = 21600.0,
                  renew_growth: float = 0.1, log_over: float = 0.1,
-                 freeze_over: float = 0.0, full_every: float = 0.0, collector: Collector | None = None,
+                 freeze_over: float = 0.0, full_after: int = 0, collector: Collector | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
                  cpu_clock: Callable[[], float] = time.thread_time,
                  memory: Callable[[], int | None] = resident_bytes):
         self.freeze_on = freeze
         self.freeze_over = freeze_over
-        self.full_every = full_every
+        self.full_after = full_after
         self._threshold: tuple[int, int, int] | None = None
-        """Python's thresholds before :meth:`start` turned its full collections off, for :meth:`stop`."""
-        self._full_timer: asyncio.Task[None] | None = None
+        """Python's thresholds before :meth:`start` set the third, for :meth:`stop`."""
         self._cpu_clock = cpu_clock
         self.unfreeze_every = unfreeze_every
         self.unfreeze_longest = max(unfreeze_longest, unfreeze_every)
@@ -188,17 +187,9 @@ class GcPolicy:
             self.gc.collect()
             self._freeze()
             self._renewer = asyncio.ensure_future(self._renew_forever())
-            if self.full_every > 0:  # the full collections on a timer, not Python's own (module docstring)
+            if self.full_after > 0:  # fewer full collections than Python's own (module docstring)
                 self._threshold = self.gc.get_threshold()
-                self.gc.set_threshold(self._threshold[0], self._threshold[1], NEVER)
-                self._full_timer = asyncio.ensure_future(self._full_forever())
-
-    async def _full_forever(self) -> None:
-        """A full collection every ``full_every`` seconds, in the event loop; the callback has the
-        heap frozen after it, as after any full collection."""
-        while True:
-            await self._sleep(self.full_every)
-            self.gc.collect()
+                self.gc.set_threshold(self._threshold[0], self._threshold[1], self.full_after)
 
     def renew(self) -> int:
         """Collect what is not frozen, then unfreeze, collect in full (frees the cyclic garbage among
@@ -245,15 +236,14 @@ class GcPolicy:
         self._loop = None
         if self._callback in self.gc.callbacks:
             self.gc.callbacks.remove(self._callback)
-        for task in (self._renewer, self._full_timer):
-            if task is not None:
-                task.cancel()
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    pass
-        self._renewer = self._full_timer = None
-        if self._threshold is not None:  # Python's own full collections again
+        if self._renewer is not None:
+            self._renewer.cancel()
+            try:
+                await self._renewer
+            except asyncio.CancelledError:
+                pass
+            self._renewer = None
+        if self._threshold is not None:  # Python's own threshold again
             self.gc.set_threshold(*self._threshold)
             self._threshold = None
         if self.freeze_on:

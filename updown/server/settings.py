@@ -38,12 +38,11 @@ class GcSettings(BaseModel):
     collections leave their survivors to the next one, which under churn at 5,000 idle players made
     twice the pauses over 100 ms and twice the slow frames, for no memory saved (docs/server.md,
     "The full collections under churn")."""
-    full_every: float = Field(default=300.0, ge=0, le=86400)
-    """With ``freeze``: Python's own full collections are switched off and one comes every this many
-    seconds instead (followed by a freeze). Python's came every 16 to 20 s under churn at 5,000 idle
-    players, a pause of 50 to 300 ms each; without them the churn's p99 was 91 ms against about 300,
-    for the same memory (docs/server.md, "A closed socket's parser"). 0: Python's own, as until
-    30 November 2026."""
+    full_after: int = Field(default=100, ge=0, le=1_000_000)
+    """With ``freeze``: Python's third threshold, a full collection after this many collections of
+    the middle generation (Python's is 10, which after a freeze meant one every 16 to 20 s under
+    churn at 5,000 idle players, a pause of 50 to 300 ms each, freeing next to nothing: docs/server.md,
+    "A closed socket's parser"). 0: Python's own, as until 30 November 2026."""
     unfreeze_every: float = Field(default=21600.0, ge=10, le=86400)
     """Seconds to the first renewal, and the shortest period between two: the heap unfrozen,
     collected in full (one pause of the old length) and frozen again, freeing the cycles that
