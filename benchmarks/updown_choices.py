@@ -296,7 +296,7 @@ def main(argv: Sequence[str]) -> None:
         kept = [r for r in stored if r["field"] == a.field and r["players"] == a.players
                 and all(v in r["chosen"] for v in variants)]
         print(f"{a.source}: field {a.field}, {a.players} players")
-        print(table(kept, variants))
+        print(table(kept, variants) if kept else "no positions of that field and players with all those variants")
         return
     counts = {k: int(v) for k, v in (part.split("=") for part in a.count.split(",") if part)}
     engine = a.engine
