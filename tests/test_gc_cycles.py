@@ -26,6 +26,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from gc_probe import Probe
@@ -88,6 +89,34 @@ def test_a_table_socket_that_comes_and_goes_leaves_no_cycles(probe: Probe, watch
         probe.socket_once(path, who)  # hello, snapshot: then closed by the client
     got = garbage_after(probe, SOCKETS)
     assert got["freed"] <= SOCKETS, got  # 49 (seated) and 29 (spectator) a socket before
+
+
+def test_a_socket_websockets_fails_leaves_no_cycles(probe: Probe) -> None:
+    """A message over the server's size limit (2 MiB: ``ws_max_size``) makes websockets fail the
+    connection (1009); the error it keeps holds its parser's frame, and so the protocol, in a cycle
+    of their own until ``WebSocketProtocol.connection_lost`` lets them go. The client can do this
+    at will."""
+    cookie = probe.guest()
+    table = probe.table(cookie)
+    path = f"ws://127.0.0.1:{probe.port}/ws/tables/{table}?watch=1"
+
+    def too_large() -> None:
+        with connect(path, additional_headers={"Cookie": cookie}, open_timeout=20, max_size=2**24,
+                     ping_interval=None) as ws:
+            ws.recv(timeout=10)
+            ws.send("x" * (2 * 1024 * 1024 + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+    too_large()
+    clean(probe)
+    batch = SOCKETS // 2
+    for _ in range(batch):
+        too_large()
+    got = garbage_after(probe, batch)
+    assert got["freed"] <= batch, got  # 15 a socket before
 
 
 def test_a_lobby_socket_that_comes_and_goes_leaves_no_cycles_and_no_lost_task(probe: Probe) -> None:

@@ -832,8 +832,8 @@ MUTANTS = [
            ("tests/test_gc_policy.py::test_by_default_and_as_the_server_is_set_every_full_collection_is_followed_by_a_freeze",)),
     Mutant("ws-parser-left-open", "a lost WebSocket's parser is left waiting, its protocol and zlib streams in a cycle",
            "updown/server/protocol.py",
-           "        self.conn.parser.close()\n",
-           "        pass\n",
+           "            conn.parser.close()\n",
+           "            pass\n",
            ("tests/test_gc_cycles.py::test_a_table_socket_that_comes_and_goes_leaves_no_cycles[sqlite-seated]",)),
     Mutant("gc-python-full-left-on", "Python's own third threshold stays (a full collection every 10 of the middle generation's)",
            "updown/server/gcpolicy.py",
@@ -845,6 +845,11 @@ MUTANTS = [
            "freeze_over=settings.gc.freeze_over,\n                         full_after=settings.gc.full_after)",
            "freeze_over=settings.gc.freeze_over)",
            ("tests/test_gc_policy.py::test_the_server_sets_the_third_threshold_by_default",)),
+    Mutant("ws-parser-error-kept", "a failed WebSocket's error is kept with its traceback, its protocol in a cycle",
+           "updown/server/protocol.py",
+           "            conn.parser_exc = None\n",
+           "            pass\n",
+           ("tests/test_gc_cycles.py::test_a_socket_websockets_fails_leaves_no_cycles[sqlite]",)),
 ]
 
 

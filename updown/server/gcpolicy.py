@@ -19,14 +19,14 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   one), so the next full collection looks only at what was made since;
 - with ``freeze`` on and ``full_after`` above 0 (100 in the server's settings), Python's third
   threshold is set to it while the policy runs (put back at :meth:`stop`): a full collection comes
-  after that many collections of the middle generation, not Python's 10. A freeze empties the
-  oldest generation, so Python's other condition (what survived since the last full collection
-  passes a quarter of what it kept) then always holds, and under churn at 5,000 idle players a full
-  collection came every 16 to 20 s, a pause of 50 to 300 ms each that held every table's frames;
-  since closed sockets stopped leaving cycles (docs/server.md, "A closed socket's parser") they
-  free next to nothing. The count follows the allocations: while thousands of players connect,
-  full collections (and freezes) still come often enough that none looks at more than a share of
-  them. (A full collection on a timer instead, every 300 s, looked at all 5,000 new sockets at
+  after that many collections of the middle generation, not Python's 10. Python's other condition
+  (what survived since the last full collection passes a quarter of what that one kept) nearly
+  always holds when the heap is frozen after each full collection, since each kept only what was
+  made since the freeze before; so under churn at 5,000 idle players a full collection came every
+  16 to 20 s, a pause of 50 to 300 ms each that held every table's frames; since closed sockets
+  stopped leaving cycles (docs/server.md, "A closed socket's parser") they free next to nothing.
+  The count follows the allocations: while thousands of players connect, full collections (and
+  freezes) still come often enough that none looks at more than a share of them. (A full collection on a timer instead, every 300 s, looked at all 5,000 new sockets at
   once: one pause of 1.4 s.)
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old

@@ -109,9 +109,21 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self.conn.available_extensions = [DEFLATE]
 
     def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        # No more data can come: end the parser (a generator holding ``self.conn``), so that the
-        # protocol, its extension and its zlib streams are freed by their reference counts now,
-        # not by a full collection (module docstring). A finished parser is not stepped again:
-        # websockets steps it only for data or an end of stream, and neither comes after this.
-        self.conn.parser.close()
+        try:
+            super().connection_lost(exc)
+        finally:
+            # No more data can come: end the parser (a generator holding ``self.conn``), so that the
+            # protocol, its extension and its zlib streams are freed by their reference counts now,
+            # not by a full collection (module docstring). A finished parser is not stepped again:
+            # websockets steps it only for data or an end of stream, and neither comes after this
+            # (uvicorn's send, shutdown and timers all stop at the lost connection first).
+            conn = self.conn
+            conn.parser.close()
+            # An error websockets failed the connection with (a frame over the size limit, a
+            # protocol error, a bad upgrade) keeps its traceback, whose frames hold ``conn``: a
+            # cycle of its own. Nothing reads them once the connection is lost.
+            conn.parser_exc = None
+            conn.handshake_exc = None
+            request = getattr(self, "request", None)
+            if request is not None:
+                request._exception = None
