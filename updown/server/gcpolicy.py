@@ -37,8 +37,8 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   come and go keeps renewing every ``unfreeze_every``; one whose players sit still pauses only every
   ``unfreeze_longest``. Where the memory cannot be read (no ``/proc``), every ``unfreeze_every``.
   Both are six hours by default (so a renewal comes every six hours): the server's sockets, games,
-  lobby and error paths leave no reference cycles (``tests/test_gc_cycles.py``,
-  ``tests/test_gc_errors.py``, which count what a collection frees through finalizers too), so a
+  lobby and error paths leave no reference cycles (``tests/test_gc_cycles.py``, which counts what
+  a collection frees through finalizers too, and ``tests/test_gc_errors.py``), so a
   renewal finds next to nothing and is a pause for little; a renewal every 30 minutes, the default
   until then, paused a busy server 12 times in six hours. (Until 30 November 2026 every closed
   socket did leave a cycle, one that only a generator's finalizer broke, which those tests did not
