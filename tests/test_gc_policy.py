@@ -102,26 +102,26 @@ def test_freezes_after_start_up_and_after_each_long_full_collection_only() -> No
         policy = GcPolicy(freeze=True, unfreeze_every=600, freeze_over=0.05, collector=fake, cpu_clock=fake.clock,
                           sleep=Sleeps())
         policy.start()
-        assert fake.calls == ["collect", "freeze"]  # what start-up made: collected, then frozen
+        assert fake.calls == ["collect", "freeze", "collect"]  # what start-up made: collected, frozen; Python's count reset
         assert policy._callback in fake.callbacks
         for generation in (0, 1, 0, 1):
             fake.collection(generation)
             await turn()
-        assert fake.calls == ["collect", "freeze"]  # young collections freeze nothing
+        assert fake.calls == ["collect", "freeze", "collect"]  # young collections freeze nothing
         fake.collection(2)
-        assert fake.calls == ["collect", "freeze"]  # not from within the collector...
+        assert fake.calls == ["collect", "freeze", "collect"]  # not from within the collector...
         await turn()
-        assert fake.calls == ["collect", "freeze", "freeze"]  # ...but in the loop, right after
+        assert fake.calls == ["collect", "freeze", "collect", "freeze"]  # ...but in the loop, right after
         fake.collection(2)
         fake.collection(2)  # two before the loop runs: one freeze does for both
         await turn()
-        assert fake.calls == ["collect", "freeze", "freeze", "freeze"]
+        assert fake.calls == ["collect", "freeze", "collect", "freeze", "freeze"]
         fake.collection(2, cpu=0.04)  # a short one: what it looked at is mostly young, left to the collector
         await turn()
-        assert fake.calls == ["collect", "freeze", "freeze", "freeze"]
+        assert fake.calls == ["collect", "freeze", "collect", "freeze", "freeze"]
         fake.collection(2, cpu=0.06)
         await turn()
-        assert fake.calls == ["collect", "freeze", "freeze", "freeze", "freeze"]
+        assert fake.calls == ["collect", "freeze", "collect", "freeze", "freeze", "freeze"]
         assert policy.collections == [2, 2, 5]
         await policy.stop()
         assert fake.calls[-1] == "unfreeze" and fake.callbacks == []
@@ -147,10 +147,10 @@ def test_by_default_and_as_the_server_is_set_every_full_collection_is_followed_b
         policy.start()
         fake.collection(1, cpu=0.001)
         await turn()
-        assert fake.calls == ["collect", "freeze"]  # a young one still freezes nothing
+        assert fake.calls == ["collect", "freeze", "collect"]  # a young one still freezes nothing
         fake.collection(2, cpu=0.001)
         await turn()
-        assert fake.calls == ["collect", "freeze", "freeze"]
+        assert fake.calls == ["collect", "freeze", "collect", "freeze"]
         await policy.stop()
 
     asyncio.run(main())
@@ -169,11 +169,11 @@ def test_renews_on_its_schedule_and_not_before() -> None:
         fake.calls.clear()
         sleeps.go.set()  # the 900 s are over
         await turn()
-        assert fake.calls == ["collect", "unfreeze", "collect", "freeze"] and policy.renewals == 1
+        assert fake.calls == ["collect", "unfreeze", "collect", "freeze", "collect"] and policy.renewals == 1
         assert sleeps.asked == [900, 900]  # and the next period begins
         sleeps.go.set()
         await turn()
-        assert fake.calls == ["collect", "unfreeze", "collect", "freeze"] * 2 and policy.renewals == 2
+        assert fake.calls == ["collect", "unfreeze", "collect", "freeze", "collect"] * 2 and policy.renewals == 2
         await policy.stop()  # the schedule ends with the server
         assert policy._renewer is None and fake.calls[-1] == "unfreeze"
 
@@ -200,7 +200,7 @@ def test_a_renewal_waits_for_the_memory_to_grow_between_the_shortest_and_longest
         memory[0] = 1100  # 10% since start-up: renewed at the next look
         sleeps.go.set()
         await turn()
-        assert policy.renewals == 1 and fake.calls[-4:] == ["collect", "unfreeze", "collect", "freeze"]
+        assert policy.renewals == 1 and fake.calls[-5:] == ["collect", "unfreeze", "collect", "freeze", "collect"]
         assert sleeps.asked == [600, 60, 600]  # the next period measures from the memory now (1,100)
         memory[0] = 1150  # +4.5%: looked at each minute, renewed at the longest period, 900 s
         for _ in range(6):
@@ -378,3 +378,39 @@ def test_the_server_sets_the_third_threshold_by_default(tmp_path: Path) -> None:
         assert client.get("/api/health").status_code == 200
         assert gc.get_threshold() == (before[0], before[1], 100)
     assert gc.get_threshold() == before
+
+
+def test_after_start_up_pythons_next_full_collection_does_not_wait_for_a_quarter_of_the_heap() -> None:
+    """With the real collector: start-up's full collection kept the whole heap, and Python starts
+    one of its own only once what survived since passes a quarter of that; the policy resets that
+    count (one more collection, of next to nothing, after the freeze), so the first automatic full
+    collection comes when its count says, not after a quarter of the heap has piled up."""
+    heap = [[] for _ in range(400_000)]  # a long-lived heap, as 5,000 idle players' (in objects)
+    fulls: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            fulls.append(1)
+
+    before = gc.get_threshold()
+
+    async def main() -> None:
+        gc.set_threshold(100, 2, before[2])
+        policy = GcPolicy(freeze=True, unfreeze_every=3600, full_after=2)
+        try:
+            policy.start()
+            await turn()
+            gc.callbacks.append(count)
+            kept = [[] for _ in range(20_000)]  # survivors: a twentieth of the heap, not a quarter
+            assert fulls, "no automatic full collection after 20,000 survivors"
+            del kept
+        finally:
+            if count in gc.callbacks:
+                gc.callbacks.remove(count)
+            await policy.stop()
+
+    try:
+        asyncio.run(main())
+    finally:
+        gc.set_threshold(*before)
+    del heap

@@ -850,6 +850,11 @@ MUTANTS = [
            "            conn.parser_exc = None\n",
            "            pass\n",
            ("tests/test_gc_cycles.py::test_a_socket_websockets_fails_leaves_no_cycles[sqlite]",)),
+    Mutant("gc-count-not-reset", "after start-up's freeze Python waits for a quarter of the whole heap before a full collection",
+           "updown/server/gcpolicy.py",
+           "        self.gc.collect()\n\n    async def _renew_forever",
+           "        pass\n\n    async def _renew_forever",
+           ("tests/test_gc_policy.py::test_after_start_up_pythons_next_full_collection_does_not_wait_for_a_quarter_of_the_heap",)),
 ]
 
 

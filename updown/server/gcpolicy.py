@@ -36,6 +36,9 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   seconds after it, and at the latest ``unfreeze_longest`` seconds after it. A server whose players
   come and go keeps renewing every ``unfreeze_every``; one whose players sit still pauses only every
   ``unfreeze_longest``. Where the memory cannot be read (no ``/proc``), every ``unfreeze_every``.
+  After start-up's freeze and each renewal's, one more full collection (of next to nothing) resets
+  Python's count, so that its next full collection does not wait for a quarter of the whole heap
+  (:meth:`GcPolicy._reset_count`).
   Both are six hours by default (so a renewal comes every six hours): the server's sockets, games,
   lobby and error paths leave no reference cycles (``tests/test_gc_cycles.py``, which counts what
   a collection frees through finalizers too, and ``tests/test_gc_errors.py``), so a
@@ -186,6 +189,7 @@ class GcPolicy:
         if self.freeze_on:
             self.gc.collect()
             self._freeze()
+            self._reset_count()
             self._renewer = asyncio.ensure_future(self._renew_forever())
             if self.full_after > 0:  # fewer full collections than Python's own (module docstring)
                 self._threshold = self.gc.get_threshold()
@@ -203,10 +207,20 @@ class GcPolicy:
         self.gc.unfreeze()
         found = self.gc.collect()
         self._freeze()
+        self._reset_count()
         self.renewals += 1
         log.info("garbage collector: heap unfrozen, collected (%d objects of %d frozen; %d not frozen before) "
                  "and frozen again in %.0f ms", found, frozen, young, 1000 * (time.perf_counter() - took))
         return found
+
+    def _reset_count(self) -> None:
+        """After start-up's or a renewal's full collection and freeze: one more full collection, of
+        next to nothing (all of it is frozen). Python starts a full collection of its own only once
+        what survived since the last full collection passes a quarter of what that one kept; the
+        last one kept the whole heap, so without this the first automatic full collection would
+        wait for a quarter of the whole heap's count to survive and then look at all of it, one
+        long pause. (The freeze the callback asks for after it freezes next to nothing.)"""
+        self.gc.collect()
 
     async def _renew_forever(self) -> None:
         while True:
