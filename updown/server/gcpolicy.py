@@ -26,8 +26,9 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   16 to 20 s, a pause of 50 to 300 ms each that held every table's frames; since closed sockets
   stopped leaving cycles (docs/server.md, "A closed socket's parser") they free next to nothing.
   The count follows the allocations: while thousands of players connect, full collections (and
-  freezes) still come often enough that none looks at more than a share of them. (A full collection on a timer instead, every 300 s, looked at all 5,000 new sockets at
-  once: one pause of 1.4 s.)
+  freezes) still come often enough that none looks at more than a share of them. (A full
+  collection on a timer instead, every 300 s, looked at all 5,000 new sockets at once: one pause
+  of 1.4 s.)
 - a frozen object that becomes cyclic garbage later (a closed socket's cycles) is not freed until
   it is unfrozen, so now and then the heap is unfrozen, collected in full (one pause of the old
   length: 0.7 to 5 s at 5,000 idle players, by the machine's load) and frozen again: a *renewal*.
@@ -41,9 +42,9 @@ lifespan (``app.py``) with the ``gc`` settings (``settings.py``):
   (:meth:`GcPolicy._reset_count`).
   Both are six hours by default (so a renewal comes every six hours): the server's sockets, games,
   lobby and error paths leave no reference cycles (``tests/test_gc_cycles.py``, which counts what
-  a collection frees through finalizers too, and ``tests/test_gc_errors.py``), so a
-  renewal finds next to nothing and is a pause for little; a renewal every 30 minutes, the default
-  until then, paused a busy server 12 times in six hours. (Until 30 November 2026 every closed
+  a collection frees through finalizers too, and ``tests/test_gc_errors.py``), so a renewal finds
+  next to nothing and is a pause for little; a renewal every 30 minutes, the default until then,
+  paused a busy server 12 times in six hours. (Until 30 November 2026 every closed
   socket did leave a cycle, one that only a generator's finalizer broke, which those tests did not
   count: ``protocol.py``.)
 
